@@ -1,0 +1,105 @@
+/**
+ * The narrow storage interface every engine uses. One DynamoDB table underneath; a
+ * `Partition` is one engine mount's slice of it (partition key), keys are paths (sort key).
+ *
+ * Only single-item conditional writes, Query and batch writes: no transactions, no Scan.
+ */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+export interface StoredItem<T = Json> {
+  key: string;
+  value: T;
+  /** Optimistic-concurrency version, 1 on first write, +1 on every write. */
+  version: number;
+}
+
+/** A sparse secondary-index entry: items with the same `name` in one partition, ordered by `sort`. */
+export interface IndexEntry {
+  name: string;
+  sort: string;
+}
+
+export interface PutOptions {
+  /** Fail with ExistsError when the key is already present. */
+  ifAbsent?: boolean;
+  /** Fail with ConflictError unless the stored version is this one. */
+  ifVersion?: number;
+  /** Put the item in a sparse index (or, with null, take it out). */
+  index?: IndexEntry | null;
+}
+
+export interface DeleteOptions {
+  ifVersion?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; pass back to continue. Absent on the last page. */
+  cursor?: string;
+}
+
+export interface ListOptions {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface IndexRange extends ListOptions {
+  /** Inclusive lower bound on the index sort value. */
+  from?: string;
+  /** Inclusive upper bound on the index sort value. */
+  to?: string;
+}
+
+export interface Partition {
+  readonly name: string;
+  get<T = Json>(key: string): Promise<StoredItem<T> | undefined>;
+  /** Writes the value and returns the new version. */
+  put(key: string, value: Json, options?: PutOptions): Promise<number>;
+  /** Returns whether an item was deleted. */
+  delete(key: string, options?: DeleteOptions): Promise<boolean>;
+  /** Items whose key starts with `prefix`, in key order. */
+  list<T = Json>(prefix: string, options?: ListOptions): Promise<Page<StoredItem<T>>>;
+  /** Keys (without values) starting with `prefix`, in key order. */
+  listKeys(prefix: string, options?: ListOptions): Promise<Page<string>>;
+  /** Items in the named sparse index, ordered by sort value. Eventually consistent. */
+  queryIndex<T = Json>(name: string, range?: IndexRange): Promise<Page<StoredItem<T>>>;
+  /** Unconditional writes of many items (25 per request underneath). */
+  batchPut(items: { key: string; value: Json; index?: IndexEntry }[]): Promise<void>;
+  batchDelete(keys: string[]): Promise<void>;
+  /** Atomically adds `by` to a numeric counter item and returns the new value. */
+  increment(key: string, by?: number): Promise<number>;
+}
+
+export interface Store {
+  partition(name: string): Partition;
+}
+
+/**
+ * Read-modify-write with optimistic concurrency: reads `key`, calls `change` with the current
+ * value (undefined when absent) and writes what it returns, retrying when another writer won.
+ * `change` returning undefined means "no write". Returns what was written (or undefined).
+ */
+export async function mutate<T extends Json>(
+  part: Partition,
+  key: string,
+  change: (current: T | undefined) => T | undefined | Promise<T | undefined>,
+  options: { attempts?: number; index?: (value: T) => IndexEntry | null } = {},
+): Promise<T | undefined> {
+  const attempts = options.attempts ?? 8;
+  for (let i = 0; ; i++) {
+    const current = await part.get<T>(key);
+    const next = await change(current?.value);
+    if (next === undefined) return undefined;
+    try {
+      await part.put(key, next, {
+        ...(current ? { ifVersion: current.version } : { ifAbsent: true }),
+        ...(options.index ? { index: options.index(next) } : {}),
+      });
+      return next;
+    } catch (e) {
+      const lost = e instanceof Error && (e.name === 'ConflictError' || e.name === 'ExistsError');
+      if (!lost || i + 1 >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * (i + 1)));
+    }
+  }
+}
