@@ -164,3 +164,39 @@ export function decodeCursor(cursor: string | undefined): Record<string, Attribu
   }
   throw new Error('invalid cursor');
 }
+
+/** The string values of exactly the attributes `names`, or undefined when `key` has any other shape. */
+function stringKey(key: Record<string, AttributeValue>, names: string[]): Record<string, string> | undefined {
+  if (Object.keys(key).length !== names.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value: unknown = key[name];
+    if (!value || typeof value !== 'object' || Object.keys(value).length !== 1) return undefined;
+    const s: unknown = (value as { S?: unknown }).S;
+    if (typeof s !== 'string') return undefined;
+    out[name] = s;
+  }
+  return out;
+}
+
+/** DynamoDB orders strings by their UTF-8 bytes. */
+const byteCompare = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** Whether a decoded cursor is a start key that the prefix query over partition `pk` can continue from. */
+export function isPrefixStartKey(key: Record<string, AttributeValue>, pk: string, prefix: string): boolean {
+  const k = stringKey(key, ['pk', 'sk']);
+  return k !== undefined && k.pk === pk && k.sk!.startsWith(prefix);
+}
+
+/** Whether a decoded cursor is a start key that the index query over `ipk` and `range` can continue from. */
+export function isIndexStartKey(
+  key: Record<string, AttributeValue>,
+  pk: string,
+  ipk: string,
+  range: IndexRange,
+): boolean {
+  const k = stringKey(key, ['pk', 'sk', 'ipk', 'isk']);
+  if (k === undefined || k.pk !== pk || k.ipk !== ipk) return false;
+  if (range.from !== undefined && byteCompare(k.isk!, range.from) < 0) return false;
+  return range.to === undefined || byteCompare(k.isk!, range.to) <= 0;
+}

@@ -96,7 +96,13 @@ class DynamoPartition implements Partition {
   async list<T = Json>(prefix: string, options: ListOptions = {}): Promise<Page<StoredItem<T>>> {
     const out = await this.client.send(
       new QueryCommand(
-        P.prefixQueryParams(this.table, this.name, prefix, pageSize(options), cursorOf(options.cursor)),
+        P.prefixQueryParams(
+          this.table,
+          this.name,
+          prefix,
+          pageSize(options),
+          cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix)),
+        ),
       ),
     );
     const items = await Promise.all((out.Items ?? []).map((i) => this.decode<T>(i)));
@@ -106,17 +112,24 @@ class DynamoPartition implements Partition {
   async listKeys(prefix: string, options: ListOptions = {}): Promise<Page<string>> {
     const out = await this.client.send(
       new QueryCommand(
-        P.prefixQueryParams(this.table, this.name, prefix, pageSize(options), cursorOf(options.cursor), true),
+        P.prefixQueryParams(
+          this.table,
+          this.name,
+          prefix,
+          pageSize(options),
+          cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix)),
+          true,
+        ),
       ),
     );
     return page((out.Items ?? []).map((i) => i.sk?.S ?? ''), out.LastEvaluatedKey);
   }
 
   async queryIndex<T = Json>(name: string, range: IndexRange = {}): Promise<Page<StoredItem<T>>> {
+    const ipk = P.indexPartition(this.name, name);
+    const start = cursorOf(range.cursor, (k) => P.isIndexStartKey(k, this.name, ipk, range));
     const out = await this.client.send(
-      new QueryCommand(
-        P.indexQueryParams(this.table, P.indexPartition(this.name, name), range, pageSize(range), cursorOf(range.cursor)),
-      ),
+      new QueryCommand(P.indexQueryParams(this.table, ipk, range, pageSize(range), start)),
     );
     const items = await Promise.all((out.Items ?? []).map((i) => this.decode<T>(i)));
     return page(items, out.LastEvaluatedKey);
@@ -226,12 +239,16 @@ function pageSize(o: ListOptions): number {
   return Math.max(1, Math.min(MAX_PAGE, o.limit ?? MAX_PAGE));
 }
 
-function cursorOf(cursor: string | undefined): Item | undefined {
+/** Decodes a cursor, refusing one that is not a start key of this very query (the engine would fail). */
+function cursorOf(cursor: string | undefined, fits: (key: Item) => boolean): Item | undefined {
+  let key: Item | undefined;
   try {
-    return P.decodeCursor(cursor);
+    key = P.decodeCursor(cursor);
   } catch {
     throw new BadRequest('invalid list cursor');
   }
+  if (key && !fits(key)) throw new BadRequest('invalid list cursor');
+  return key;
 }
 
 function page<T>(items: T[], last: Item | undefined): Page<T> {

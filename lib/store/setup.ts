@@ -8,12 +8,7 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
     if (out.Table?.TableStatus === 'ACTIVE') return;
   } catch (e) {
     if (!(e instanceof Error && e.name === 'ResourceNotFoundException')) throw e;
-    await client.send(
-      new CreateTableCommand({
-        TableName: table,
-        ...structuredClone(tableKeySchema),
-      } as ConstructorParameters<typeof CreateTableCommand>[0]),
-    );
+    await client.send(new CreateTableCommand({ TableName: table, ...structuredClone(tableKeySchema) }));
   }
   for (let i = 0; i < 200; i++) {
     const out = await client.send(new DescribeTableCommand({ TableName: table }));

@@ -2,9 +2,11 @@
  * The one table's shape, shared by the embedded local store, the tests and the CloudFormation
  * resources (infra/), so there is one definition of it.
  */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
 export const INDEX_NAME = 'index1';
 
-export const tableKeySchema = {
+export const tableKeySchema: Omit<CreateTableCommandInput, 'TableName'> = {
   AttributeDefinitions: [
     { AttributeName: 'pk', AttributeType: 'S' },
     { AttributeName: 'sk', AttributeType: 'S' },
@@ -26,4 +28,4 @@ export const tableKeySchema = {
     },
   ],
   BillingMode: 'PAY_PER_REQUEST',
-} as const;
+};

@@ -1,0 +1,96 @@
+/**
+ * The local service: every function in one Node process on PORT (default 8200), on an embedded
+ * persistent DynamoDB-compatible store under DATA_DIR (default ./data) and a local key file in
+ * place of KMS. First start initialises and prints the root token once (also written to
+ * DATA_DIR/root-token, mode 0600). The lease sweeper runs every minute, as its schedule does.
+ */
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { readEnvironment } from '../lib/config';
+import { depsFromEnvironment, dynamoClient, type Deps } from '../lib/deps';
+import { createEngineApp, ENGINES, engineRoutes, registerRevokers } from '../lib/engines';
+import { errorResponse } from '../lib/http/envelope';
+import { logError, logInfo } from '../lib/log';
+import { functionFor } from '../lib/routing';
+import { startEmbeddedDynamo } from '../lib/store/embedded';
+import { ensureTable } from '../lib/store/setup';
+import { createSysApp } from '../lib/sys/app';
+import { initialize, isInitialized } from '../lib/sys/init';
+import { sweep } from '../lib/sys/sweeper';
+
+export interface LocalService {
+  url: string;
+  deps: Deps;
+  rootToken?: string;
+  close(): Promise<void>;
+}
+
+/** Builds the one-process dispatcher: the same path → function rule as API Gateway's routes. */
+export function localApp(deps: Deps): Hono {
+  const apps = new Map<string, Hono>([['sys', createSysApp(deps, () => engineRoutes(deps.mounts))]]);
+  for (const e of ENGINES) apps.set(e.type, createEngineApp(e.type, deps));
+  const app = new Hono();
+  app.all('*', (c) => {
+    const name = functionFor(new URL(c.req.url).pathname, deps.mounts);
+    const target = name && apps.get(name);
+    if (!target) return errorResponse(404, [`no handler for route "${new URL(c.req.url).pathname}"`], false, '');
+    return target.fetch(c.req.raw);
+  });
+  return app;
+}
+
+export async function startLocal(options: { dataDir?: string; port?: number; host?: string; quiet?: boolean } = {}): Promise<LocalService> {
+  const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? 'data');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'db') });
+  const env = { ...readEnvironment(), dynamoEndpoint: dynamo.endpoint, localKeyFile: join(dataDir, 'local.key') };
+  delete env.kmsKeyId;
+  const deps = depsFromEnvironment(env);
+  registerRevokers(deps);
+  await ensureTable(dynamoClient(env), env.tableName);
+
+  let rootToken: string | undefined;
+  if (!(await isInitialized(deps))) {
+    rootToken = (await initialize(deps)).rootToken;
+    writeFileSync(join(dataDir, 'root-token'), rootToken + '\n', { mode: 0o600 });
+  }
+
+  const server = createAdaptorServer({ fetch: localApp(deps).fetch });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? Number(process.env.PORT ?? 8200), options.host ?? process.env.HOST ?? '127.0.0.1', () => ok());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const timer = setInterval(() => {
+    sweep(deps, 50_000)
+      .then((r) => (r.leasesRevoked || r.leasesFailed || r.tokensRemoved) && logInfo('sweep', { function: 'sweeper', ...r }))
+      .catch((e) => logError('sweep-fault', { function: 'sweeper' }, e));
+  }, 60_000);
+  timer.unref();
+  return {
+    url: `http://${address}:${port}`,
+    deps,
+    ...(rootToken ? { rootToken } : {}),
+    close: async () => {
+      clearInterval(timer);
+      await new Promise<void>((r) => server.close(() => r()));
+      await dynamo.close();
+    },
+  };
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]).replace(/\.ts$/, '') === resolve(import.meta.dirname, 'local');
+if (isMain) {
+  const svc = await startLocal();
+  const dataDir = resolve(process.env.DATA_DIR ?? 'data');
+  if (svc.rootToken) {
+    console.log(`Initialized. Root token (shown once; also in ${join(dataDir, 'root-token')}, mode 0600):\n${svc.rootToken}`);
+  }
+  console.log(`Latchkey listening on ${svc.url} (data in ${dataDir})`);
+  const stop = () => void svc.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

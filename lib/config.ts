@@ -1,0 +1,87 @@
+/**
+ * Service configuration: the mounts (deployed as code, shared with serverless.yml through
+ * infra/mounts.json) and the environment. Read once per process.
+ */
+import mountsFile from '../infra/mounts.json';
+import { parseDuration } from './duration';
+
+export type EngineType = 'pki' | 'ssh' | 'cloud-a' | 'cloud-b';
+export const ENGINE_TYPES: readonly EngineType[] = ['pki', 'ssh', 'cloud-a', 'cloud-b'];
+
+/** The reference server's system defaults: 768h for both. */
+export const SYSTEM_DEFAULT_LEASE_TTL = 768 * 3600;
+export const SYSTEM_MAX_LEASE_TTL = 768 * 3600;
+/** Body limit for engine and sys requests. */
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface Mount {
+  path: string;
+  type: EngineType;
+  description: string;
+  defaultLeaseTtl: number;
+  maxLeaseTtl: number;
+}
+
+export interface CatalogSettings {
+  aclEnabled: boolean;
+  defaultPolicy: 'allow' | 'deny';
+  defaultToken?: string;
+  translateWanAddrs: boolean;
+}
+
+interface MountEntry {
+  path: string;
+  type: string;
+  description?: string;
+  default_lease_ttl?: string | number;
+  max_lease_ttl?: string | number;
+}
+
+export function parseMounts(entries: MountEntry[]): Mount[] {
+  const seen = new Set<string>();
+  return entries.map((e) => {
+    if (!/^[A-Za-z0-9_-]+$/.test(e.path)) throw new Error(`mount path ${JSON.stringify(e.path)} is not a single name`);
+    if (!(ENGINE_TYPES as readonly string[]).includes(e.type)) throw new Error(`mount ${e.path}: unknown type ${e.type}`);
+    if (seen.has(e.path) || e.path === 'sys' || e.path === 'auth') throw new Error(`mount path ${e.path} is taken`);
+    seen.add(e.path);
+    const ttl = (v: string | number | undefined, d: number) => (v === undefined ? d : (parseDuration(v) ?? d));
+    return {
+      path: e.path,
+      type: e.type as EngineType,
+      description: e.description ?? '',
+      defaultLeaseTtl: ttl(e.default_lease_ttl, SYSTEM_DEFAULT_LEASE_TTL),
+      maxLeaseTtl: ttl(e.max_lease_ttl, SYSTEM_MAX_LEASE_TTL),
+    };
+  });
+}
+
+export const MOUNTS: Mount[] = parseMounts(mountsFile.mounts);
+
+export function mountsOfType(type: EngineType, mounts: Mount[] = MOUNTS): Mount[] {
+  return mounts.filter((m) => m.type === type);
+}
+
+export interface Environment {
+  tableName: string;
+  region: string;
+  dynamoEndpoint?: string;
+  kmsKeyId?: string;
+  kmsEndpoint?: string;
+  localKeyFile?: string;
+  logLevel: 'silent' | 'info' | 'debug';
+  functionName: string;
+}
+
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
+  const level = env.LOG_LEVEL === 'silent' || env.LOG_LEVEL === 'debug' ? env.LOG_LEVEL : 'info';
+  return {
+    tableName: env.TABLE_NAME ?? 'latchkey',
+    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    ...(env.DYNAMODB_ENDPOINT ? { dynamoEndpoint: env.DYNAMODB_ENDPOINT } : {}),
+    ...(env.KMS_KEY_ID ? { kmsKeyId: env.KMS_KEY_ID } : {}),
+    ...(env.KMS_ENDPOINT ? { kmsEndpoint: env.KMS_ENDPOINT } : {}),
+    ...(env.LOCAL_KEY_FILE ? { localKeyFile: env.LOCAL_KEY_FILE } : {}),
+    logLevel: level,
+    functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'local',
+  };
+}

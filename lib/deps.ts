@@ -1,0 +1,83 @@
+/**
+ * The composition root: everything a function needs, built once per process (module scope in
+ * a Lambda) from the environment, or from explicit parts in tests.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { join } from 'node:path';
+import { MOUNTS, readEnvironment, type Environment, type Mount } from './config';
+import type { Authorizer } from './http/auth';
+import type { KeyWrapper } from './keys/key-wrapper';
+import { KmsKeyWrapper } from './keys/kms-key';
+import { LocalKeyWrapper } from './keys/local-key';
+import { Sealer } from './keys/sealed';
+import { DynamoStore } from './store/dynamo-store';
+import type { Store } from './store/store';
+import { TokenAuthorizer } from './sys/authorizer';
+import { Leases, type RevokerRegistry } from './sys/leases';
+import { Policies } from './sys/policies';
+import { Tokens } from './sys/tokens';
+
+export interface Deps {
+  env: Environment;
+  mounts: Mount[];
+  store: Store;
+  sealer: Sealer;
+  tokens: Tokens;
+  policies: Policies;
+  leases: Leases;
+  revokers: RevokerRegistry;
+  authorizer: Authorizer;
+  now: () => number;
+}
+
+export interface DepsParts {
+  env?: Environment;
+  mounts?: Mount[];
+  store: Store;
+  wrapper: KeyWrapper;
+  now?: () => number;
+}
+
+export function createDeps(parts: DepsParts): Deps {
+  const now = parts.now ?? Date.now;
+  const sys = parts.store.partition('sys');
+  const sealer = new Sealer(parts.wrapper);
+  const tokens = new Tokens(sys, sealer, now);
+  const policies = new Policies(sys);
+  const revokers: RevokerRegistry = new Map();
+  return {
+    env: parts.env ?? readEnvironment(),
+    mounts: parts.mounts ?? MOUNTS,
+    store: parts.store,
+    sealer,
+    tokens,
+    policies,
+    leases: new Leases(sys, revokers, now),
+    revokers,
+    authorizer: new TokenAuthorizer(tokens, policies),
+    now,
+  };
+}
+
+/** Deps from the environment: DynamoDB (or a DynamoDB-compatible endpoint) and KMS or the local key. */
+export function dynamoClient(env: Environment): DynamoDBClient {
+  return new DynamoDBClient({
+    region: env.region,
+    ...(env.dynamoEndpoint
+      ? { endpoint: env.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+}
+
+export function depsFromEnvironment(env: Environment = readEnvironment()): Deps {
+  const client = dynamoClient(env);
+  let wrapper: KeyWrapper;
+  if (env.kmsKeyId) {
+    const kms = new KMSClient({ region: env.region, ...(env.kmsEndpoint ? { endpoint: env.kmsEndpoint } : {}) });
+    wrapper = new KmsKeyWrapper({ client: kms, keyId: env.kmsKeyId });
+  } else {
+    wrapper = LocalKeyWrapper.fromFile(env.localKeyFile ?? join(process.env.DATA_DIR ?? 'data', 'local.key'));
+  }
+  return createDeps({ env, store: new DynamoStore(client, env.tableName), wrapper });
+}

@@ -1,0 +1,139 @@
+/**
+ * The one Hono app shape every function uses: routes are the declared paths under their
+ * mounts; auth, input, envelope, errors and the request log line are done here, once.
+ */
+import { Hono } from 'hono';
+import { randomUUID } from 'node:crypto';
+import { BODY_LIMIT } from '../config';
+import type { Deps } from '../deps';
+import { HttpError, InternalError, MethodNotAllowed, NotFound } from '../errors';
+import { logError, logInfo } from '../log';
+import { engineToken } from './auth';
+import { envelope, errorResponse, jsonResponse } from './envelope';
+import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
+import { compile, match, type CompiledPath, type MountRef, type OpName, type PathSpec, type Result } from './path';
+import { decodedPath, hasPretty } from './request-path';
+
+export interface RouteSet {
+  /** The first segments of the path after /v1/: a mount path, or "sys", "auth/token". */
+  prefix: string;
+  mount: MountRef;
+  paths: PathSpec[];
+}
+
+interface CompiledSet extends RouteSet {
+  compiled: CompiledPath[];
+}
+
+export interface AppOptions {
+  name: string;
+  deps: Deps;
+  routes: RouteSet[];
+}
+
+export function compileRoutes(routes: RouteSet[]): CompiledSet[] {
+  // Longest prefix first, so "auth/token" wins over a hypothetical "auth".
+  return routes.map((r) => ({ ...r, compiled: r.paths.map(compile) })).sort((a, b) => b.prefix.length - a.prefix.length);
+}
+
+export function operationOf(method: string, url: URL): OpName | undefined {
+  switch (method) {
+    case 'LIST':
+      return 'list';
+    case 'GET':
+      return ['true', '1'].includes(url.searchParams.get('list') ?? '') ? 'list' : 'read';
+    case 'POST':
+    case 'PUT':
+      return 'write';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return undefined;
+  }
+}
+
+export function createApp(options: AppOptions): Hono {
+  const sets = compileRoutes(options.routes);
+  const app = new Hono();
+  app.all('*', async (c) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const req = c.req.raw;
+    const url = new URL(req.url);
+    const pretty = hasPretty(req.url);
+    const log: Record<string, unknown> = { request_id: requestId, function: options.name, method: req.method };
+    let res: Response;
+    try {
+      res = await serve(req, url, requestId, pretty, sets, options.deps, log);
+    } catch (e) {
+      const err = e instanceof HttpError ? e : new InternalError(e);
+      if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
+      res = errorResponse(err.status, err.messages, pretty, requestId);
+    }
+    logInfo('request', { ...log, status: res.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+    return res;
+  });
+  return app;
+}
+
+async function serve(
+  req: Request,
+  url: URL,
+  requestId: string,
+  pretty: boolean,
+  sets: CompiledSet[],
+  deps: Deps,
+  log: Record<string, unknown>,
+): Promise<Response> {
+  const path = decodedPath(req.url);
+  if (!path.startsWith('/v1/')) throw new NotFound(`no handler for route "${path}"`);
+  const full = path.slice(4);
+  const set = sets.find((s) => full === s.prefix || full.startsWith(s.prefix + '/'));
+  if (!set) throw new NotFound(`no handler for route "${full}"`);
+  log.mount = set.mount.path;
+  const rel = full.slice(set.prefix.length + 1);
+  const hit = match(set.compiled, rel);
+  if (!hit) throw new NotFound(`unsupported path "${full}"`);
+  log.path = `${set.prefix}/${hit.spec.pattern}`;
+  const op = operationOf(req.method, url);
+  const handler = op && hit.spec.operations[op];
+  if (!op || !handler) throw new MethodNotAllowed(req.method);
+
+  const raw = op === 'write' ? await readRawBody(req, BODY_LIMIT) : new Uint8Array();
+  const token = engineToken(req.headers);
+  const principal = hit.spec.unauthenticated?.includes(op)
+    ? undefined
+    : await deps.authorizer.authorize(token, full.replace(/\/$/, ''), op, hit.spec.sudo?.includes(op) ?? false);
+
+  const input = op === 'write' ? parseBody(raw, req.headers.get('content-type')) : queryInput(url.searchParams);
+  const { data, ignored } = validateFields(hit.spec.fields, input, hit.params);
+  const result: Result =
+    (await handler({
+      data,
+      op,
+      mount: set.mount,
+      path: rel,
+      requestId,
+      ...(principal ? { principal } : {}),
+      ...(token ? { token } : {}),
+      headers: req.headers,
+      deps,
+    })) ?? {};
+  return respond(result, requestId, pretty, ignoredWarning(ignored));
+}
+
+function respond(result: Result, requestId: string, pretty: boolean, ignoredWarn: string | undefined): Response {
+  const headers = { 'x-request-id': requestId };
+  if (result.raw) {
+    const body = result.raw.body;
+    return new Response(typeof body === 'string' ? body : new Uint8Array(body), {
+      status: result.raw.status ?? 200,
+      headers: { ...headers, 'content-type': result.raw.contentType },
+    });
+  }
+  const warnings = [...(result.warnings ?? [])];
+  const hasBody = result.data !== undefined || result.auth !== undefined || result.lease !== undefined || warnings.length > 0;
+  if (!hasBody) return new Response(null, { status: result.status ?? 204, headers });
+  if (ignoredWarn) warnings.push(ignoredWarn);
+  return jsonResponse(result.status ?? 200, envelope(requestId, result, warnings), pretty, headers);
+}

@@ -1,0 +1,104 @@
+/**
+ * Reading request input: the body (JSON or form, bounded), the query, and validating both
+ * against a path's fields. Unknown fields are reported back so the envelope can warn.
+ */
+import { BadRequest, PayloadTooLarge } from '../errors';
+import type { Field, Fields } from './fields';
+
+/** Query parameters that steer the HTTP layer and are never fields. */
+const CONTROL_PARAMS = new Set(['list', 'pretty', 'help']);
+
+/** Fails fast on a declared length over the limit, then reads at most `limit` bytes. */
+export async function readRawBody(req: Request, limit: number): Promise<Uint8Array> {
+  const declared = req.headers.get('content-length');
+  if (declared && Number(declared) > limit) throw new PayloadTooLarge(limit);
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new PayloadTooLarge(limit);
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts);
+}
+
+export function parseBody(raw: Uint8Array, contentType: string | null): Record<string, unknown> {
+  if (raw.byteLength === 0) return {};
+  const text = Buffer.from(raw).toString('utf8');
+  if (text.trim() === '') return {};
+  // curl --data sends JSON labelled as a form; a body that opens like JSON is read as JSON.
+  const looksJson = /^\s*[{[]/.test(text);
+  if (!looksJson && contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+    return fromParams(new URLSearchParams(text));
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new BadRequest('failed to parse JSON input: the request body is not valid JSON');
+  }
+  if (parsed === null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest('the request body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+export function queryInput(query: URLSearchParams): Record<string, unknown> {
+  const out = fromParams(query);
+  for (const k of CONTROL_PARAMS) delete out[k];
+  return out;
+}
+
+function fromParams(params: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of params) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+/**
+ * Validates `input` (and the path parameters) against `fields`. Returns the coerced values
+ * and the names of input keys no field declares.
+ */
+export function validateFields(
+  fields: Fields,
+  input: Record<string, unknown>,
+  pathParams: Record<string, string>,
+): { data: Record<string, unknown>; ignored: string[] } {
+  const data: Record<string, unknown> = {};
+  const errors: string[] = [];
+  for (const [name, field] of Object.entries(fields)) {
+    const raw = field.in === 'path' ? pathParams[name] : input[name];
+    const value = coerce(name, field, raw, errors);
+    if (value !== undefined) data[name] = value;
+  }
+  if (errors.length) throw new BadRequest(errors.join('; '));
+  const ignored = Object.keys(input).filter((k) => !(k in fields) || fields[k]?.in === 'path');
+  return { data, ignored: ignored.sort() };
+}
+
+function coerce(name: string, field: Field, raw: unknown, errors: string[]): unknown {
+  if (raw === undefined || raw === null) {
+    if (field.required) errors.push(`missing required field "${name}"`);
+    return field.default === undefined ? undefined : structuredClone(field.default);
+  }
+  const r = field.schema.safeParse(raw);
+  if (!r.success) {
+    errors.push(`field "${name}": ${r.error.issues[0]?.message ?? 'invalid value'}`);
+    return undefined;
+  }
+  if (field.required && r.data === '') errors.push(`missing required field "${name}"`);
+  return r.data;
+}
+
+export function ignoredWarning(ignored: string[]): string | undefined {
+  return ignored.length ? `Endpoint ignored these unrecognized parameters: [${ignored.join(' ')}]` : undefined;
+}

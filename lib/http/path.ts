@@ -1,0 +1,104 @@
+/**
+ * A path is data: its pattern, fields, operations, help and who may call it. Routing, auth
+ * and the OpenAPI document are all derived from these declarations.
+ */
+import type { Deps } from '../deps';
+import type { Fields, FieldValues } from './fields';
+import type { Principal } from './auth';
+
+export type OpName = 'read' | 'list' | 'write' | 'delete';
+
+/** The mount (or fixed prefix, for sys) a request arrived under. */
+export interface MountRef {
+  /** "pki_int", or "sys" / "auth/token" for the system backend. */
+  path: string;
+  type: string;
+  defaultLeaseTtl: number;
+  maxLeaseTtl: number;
+}
+
+export interface Req<F extends Fields = Fields> {
+  data: FieldValues<F>;
+  op: OpName;
+  mount: MountRef;
+  /** The path relative to the mount, as requested (decoded). */
+  path: string;
+  requestId: string;
+  /** Absent only on unauthenticated operations. */
+  principal?: Principal;
+  /** The raw client token, for the few paths that act on the caller's own token. */
+  token?: string;
+  headers: Headers;
+  deps: Deps;
+}
+
+export interface LeaseInfo {
+  id: string;
+  duration: number;
+  renewable: boolean;
+}
+
+export interface Result {
+  data?: Record<string, unknown>;
+  warnings?: string[];
+  lease?: LeaseInfo;
+  auth?: Record<string, unknown>;
+  /** Overrides the status (e.g. 202). */
+  status?: number;
+  /** A non-envelope response (PEM text, DER bytes, a reference-shaped JSON). */
+  raw?: { body: string | Uint8Array; contentType: string; status?: number };
+}
+
+export type Handler<F extends Fields> = (req: Req<F>) => Promise<Result | void>;
+
+export interface PathSpec<F extends Fields = Fields> {
+  pattern: string;
+  fields: F;
+  operations: Partial<Record<OpName, Handler<F>>>;
+  /** Operations served without a token. */
+  unauthenticated?: readonly OpName[];
+  /** Operations that need the sudo capability too. */
+  sudo?: readonly OpName[];
+  help: string;
+}
+
+export function definePath<F extends Fields>(spec: PathSpec<F>): PathSpec {
+  return spec as unknown as PathSpec;
+}
+
+export interface CompiledPath {
+  spec: PathSpec;
+  regex: RegExp;
+  params: string[];
+}
+
+/** `roles/:name` matches one segment; `kv/*key` matches the rest of the path. */
+export function compile(spec: PathSpec): CompiledPath {
+  const params: string[] = [];
+  const body = spec.pattern
+    .split('/')
+    .map((seg) => {
+      if (seg.startsWith(':')) {
+        params.push(seg.slice(1));
+        return '([^/]+)';
+      }
+      if (seg.startsWith('*')) {
+        params.push(seg.slice(1));
+        return '(.+)';
+      }
+      return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return { spec, regex: new RegExp(`^${body}/?$`), params };
+}
+
+export function match(paths: CompiledPath[], rel: string): { spec: PathSpec; params: Record<string, string> } | undefined {
+  for (const p of paths) {
+    const m = p.regex.exec(rel);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    p.params.forEach((name, i) => (params[name] = m[i + 1] ?? ''));
+    return { spec: p.spec, params };
+  }
+  return undefined;
+}

@@ -1,0 +1,23 @@
+/** The sys function: health, init, mounts, policies, tokens, leases, OpenAPI. */
+import type { Deps } from '../deps';
+import { createApp, type RouteSet } from '../http/engine-app';
+import type { MountRef } from '../http/path';
+import { leasePaths } from './paths/leases';
+import { policyPaths } from './paths/policy';
+import { systemPaths } from './paths/system';
+import { tokenPaths } from './paths/token';
+
+const fixed = (path: string): MountRef => ({ path, type: 'system', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
+
+export function sysRoutes(engineRoutes: () => RouteSet[]): RouteSet[] {
+  const own: RouteSet[] = [
+    { prefix: 'sys', mount: fixed('sys'), paths: [...systemPaths(() => [...own, ...engineRoutes()]), ...policyPaths, ...leasePaths] },
+    { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
+  ];
+  return own;
+}
+
+/** `engineRoutes` feeds the OpenAPI document with the other functions' paths. */
+export function createSysApp(deps: Deps, engineRoutes: () => RouteSet[] = () => []) {
+  return createApp({ name: 'sys', deps, routes: sysRoutes(engineRoutes) });
+}

@@ -1,0 +1,178 @@
+/**
+ * The generic lease registry. An engine creates a lease with what its revocation must undo
+ * (`revoke`, engine data, sealed by the engine when secret) and registers a revoker for its
+ * type. Revocation deletes the lease only after the revoker succeeded; a failure is recorded
+ * and retried with back-off by the sweeper, never dropped.
+ */
+import { randomBytes } from 'node:crypto';
+import { BadRequest, HttpError } from '../errors';
+import type { Json, Partition } from '../store/store';
+import { expirySort } from './tokens';
+
+export interface LeaseRecord {
+  lease_id: string;
+  mount: string;
+  engine: string;
+  issue_time: number;
+  expire_time: number;
+  last_renewal: number;
+  renewable: boolean;
+  /** The latest moment renewals may reach (seconds since the epoch). */
+  max_expire_time: number;
+  revoke: Json;
+  attempts: number;
+  next_attempt: number;
+  last_error: string;
+  [k: string]: Json;
+}
+
+export type Revoker = (lease: LeaseRecord) => Promise<void>;
+export type RevokerRegistry = Map<string, Revoker>;
+
+export interface NewLease {
+  mount: string;
+  engine: string;
+  /** The path under the mount: "creds/<role>" or "issue/<role>". */
+  path: string;
+  ttl: number;
+  maxTtl: number;
+  renewable: boolean;
+  revoke: Json;
+}
+
+export const LEASE_EXPIRY_INDEX = 'lease-expiry';
+const MAX_BACKOFF = 3600;
+
+const leaseKey = (id: string) => `lease/${id}`;
+
+export function backoffSeconds(attempts: number): number {
+  return Math.min(MAX_BACKOFF, 2 ** Math.min(attempts, 12));
+}
+
+export class Leases {
+  constructor(
+    private readonly part: Partition,
+    private readonly revokers: RevokerRegistry,
+    private readonly now: () => number,
+  ) {}
+
+  private seconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  async create(n: NewLease): Promise<LeaseRecord> {
+    const now = this.seconds();
+    const ttl = Math.min(n.ttl, n.maxTtl);
+    const id = `${n.mount}/${n.path}/${randomBytes(18).toString('base64url')}`;
+    const record: LeaseRecord = {
+      lease_id: id,
+      mount: n.mount,
+      engine: n.engine,
+      issue_time: now,
+      expire_time: now + ttl,
+      last_renewal: 0,
+      renewable: n.renewable,
+      max_expire_time: now + n.maxTtl,
+      revoke: n.revoke,
+      attempts: 0,
+      next_attempt: now + ttl,
+      last_error: '',
+    };
+    await this.part.put(leaseKey(id), record, { ifAbsent: true, index: this.indexOf(record) });
+    return record;
+  }
+
+  /** Replaces the engine data of a lease (e.g. when a multi-step creation advances). */
+  async update(id: string, revoke: Json): Promise<void> {
+    const item = await this.get(id);
+    await this.part.put(leaseKey(id), { ...item.value, revoke }, { ifVersion: item.version });
+  }
+
+  async lookup(id: string): Promise<LeaseRecord> {
+    return (await this.get(id)).value;
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.part.listKeys(leaseKey(prefix), { ...(cursor ? { cursor } : {}) });
+      keys.push(...page.items.map((k) => k.slice('lease/'.length)));
+      cursor = page.cursor;
+    } while (cursor && keys.length < 10_000);
+    return keys;
+  }
+
+  async renew(id: string, increment: number | undefined): Promise<LeaseRecord> {
+    const item = await this.get(id);
+    const r = item.value;
+    if (!r.renewable) throw new BadRequest('lease is not renewable');
+    const now = this.seconds();
+    const wanted = increment || r.expire_time - (r.last_renewal || r.issue_time);
+    const next: LeaseRecord = { ...r, last_renewal: now, expire_time: Math.min(now + wanted, r.max_expire_time) };
+    next.next_attempt = next.expire_time;
+    await this.part.put(leaseKey(id), next, { ifVersion: item.version, index: this.indexOf(next) });
+    return next;
+  }
+
+  /** Revokes now: runs the engine's revoker, then deletes the lease. */
+  async revoke(id: string): Promise<void> {
+    const item = await this.get(id);
+    await this.attempt(item.value, item.version, true);
+  }
+
+  /**
+   * One sweep: revokes leases due by now (expired, or waiting for a retry), up to `limit`.
+   * Returns how many were revoked and how many failed (those are rescheduled).
+   */
+  async sweep(limit = 100): Promise<{ revoked: number; failed: number }> {
+    const page = await this.part.queryIndex<LeaseRecord>(LEASE_EXPIRY_INDEX, { to: expirySort(this.seconds()), limit });
+    let revoked = 0;
+    let failed = 0;
+    for (const entry of page.items) {
+      const fresh = await this.part.get<LeaseRecord>(entry.key);
+      if (!fresh || fresh.value.next_attempt > this.seconds()) continue;
+      try {
+        await this.attempt(fresh.value, fresh.version, false);
+        revoked++;
+      } catch {
+        failed++;
+      }
+    }
+    return { revoked, failed };
+  }
+
+  private async attempt(r: LeaseRecord, version: number, interactive: boolean): Promise<void> {
+    const revoker = this.revokers.get(r.engine);
+    try {
+      if (!revoker) throw new Error(`no revoker is registered for engine type "${r.engine}"`);
+      await revoker(r);
+    } catch (e) {
+      const attempts = r.attempts + 1;
+      const message = e instanceof HttpError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e);
+      const next: LeaseRecord = {
+        ...r,
+        attempts,
+        last_error: message.slice(0, 500),
+        next_attempt: this.seconds() + backoffSeconds(attempts),
+        expire_time: Math.min(r.expire_time, this.seconds()),
+      };
+      await this.part.put(leaseKey(r.lease_id), next, { ifVersion: version, index: this.indexOf(next) }).catch(() => undefined);
+      if (interactive) throw new HttpError(502, [`failed to revoke lease ${r.lease_id}: ${next.last_error}; it will be retried`], { cause: e });
+      throw e;
+    }
+    await this.part.delete(leaseKey(r.lease_id));
+  }
+
+  private async get(id: string) {
+    if (!id || id.length > 900) throw new BadRequest('invalid lease id');
+    const item = await this.part.get<LeaseRecord>(leaseKey(id));
+    if (!item) throw new BadRequest('invalid lease');
+    return item;
+  }
+
+  private indexOf(r: LeaseRecord) {
+    return { name: LEASE_EXPIRY_INDEX, sort: `${expirySort(r.next_attempt)}#${r.lease_id}` };
+  }
+}
+

@@ -1,0 +1,79 @@
+/** sys/health, sys/init, sys/mounts, sys/openapi. */
+import type { RouteSet } from '../../http/engine-app';
+import { definePath } from '../../http/path';
+import { openApiDocument } from '../../http/openapi';
+import { initialize, isInitialized } from '../init';
+
+export const VERSION = '0.1.0';
+
+const json = (value: unknown, status = 200) => ({ raw: { body: JSON.stringify(value), contentType: 'application/json', status } });
+
+export function systemPaths(allRoutes: () => RouteSet[]) {
+  return [
+    definePath({
+      pattern: 'health',
+      fields: {},
+      help: 'Service health: 200 when initialized, 501 when not.',
+      unauthenticated: ['read'],
+      operations: {
+        read: async (req) => {
+          const initialized = await isInitialized(req.deps);
+          return json(
+            {
+              initialized,
+              sealed: false,
+              standby: false,
+              performance_standby: false,
+              server_time_utc: Math.floor(req.deps.now() / 1000),
+              version: VERSION,
+              cluster_name: 'latchkey',
+            },
+            initialized ? 200 : 501,
+          );
+        },
+      },
+    }),
+    definePath({
+      pattern: 'init',
+      fields: {},
+      help: 'Initialize the service once: answers the root token. Run right after the first deploy.',
+      unauthenticated: ['read', 'write'],
+      operations: {
+        read: async (req) => json({ initialized: await isInitialized(req.deps) }),
+        write: async (req) => {
+          const { rootToken } = await initialize(req.deps);
+          return json({ root_token: rootToken, keys: [], keys_base64: [] });
+        },
+      },
+    }),
+    definePath({
+      pattern: 'mounts',
+      fields: {},
+      help: 'The mounted engines.',
+      operations: {
+        read: async (req) => {
+          const data: Record<string, unknown> = {};
+          for (const m of req.deps.mounts) {
+            data[`${m.path}/`] = {
+              type: m.type,
+              description: m.description,
+              config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl },
+              local: false,
+              seal_wrap: false,
+            };
+          }
+          return { data };
+        },
+      },
+    }),
+    definePath({
+      pattern: 'openapi',
+      fields: {},
+      help: 'The OpenAPI document of every function.',
+      operations: {
+        read: async () => json(openApiDocument(allRoutes(), VERSION)),
+      },
+    }),
+  ];
+}
+

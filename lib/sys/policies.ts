@@ -1,0 +1,78 @@
+/** The policy store: named documents in the sys partition, plus the built-in root and default. */
+import { BadRequest } from '../errors';
+import type { Partition } from '../store/store';
+import { mergeRules, parsePolicy, type PolicyDocument, type Rule } from './policy-rules';
+
+export const DEFAULT_POLICY: PolicyDocument = {
+  path: {
+    'auth/token/lookup-self': { capabilities: ['read'] },
+    'auth/token/renew-self': { capabilities: ['update'] },
+    'auth/token/revoke-self': { capabilities: ['update'] },
+    'sys/capabilities-self': { capabilities: ['update'] },
+    'sys/leases/lookup': { capabilities: ['update'] },
+    'sys/leases/renew': { capabilities: ['update'] },
+  },
+};
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;
+
+interface StoredPolicy {
+  name: string;
+  policy: string;
+}
+
+export class Policies {
+  constructor(private readonly part: Partition) {}
+
+  static checkName(name: string): string {
+    const n = name.toLowerCase();
+    if (!NAME.test(n)) throw new BadRequest(`invalid policy name "${name}": use letters, digits and _ . @ - (at most 128)`);
+    return n;
+  }
+
+  async list(): Promise<string[]> {
+    const names: string[] = ['default'];
+    let cursor: string | undefined;
+    do {
+      const page = await this.part.listKeys('policy/', { ...(cursor ? { cursor } : {}) });
+      names.push(...page.items.map((k) => k.slice('policy/'.length)));
+      cursor = page.cursor;
+    } while (cursor);
+    return [...new Set(names)].sort().concat('root');
+  }
+
+  /** The document text, or undefined. */
+  async read(name: string): Promise<string | undefined> {
+    const n = name.toLowerCase();
+    if (n === 'root') return '';
+    const stored = await this.part.get<StoredPolicy>(`policy/${n}`);
+    if (stored) return stored.value.policy;
+    return n === 'default' ? JSON.stringify(DEFAULT_POLICY, null, 2) : undefined;
+  }
+
+  async write(name: string, document: unknown): Promise<void> {
+    const n = Policies.checkName(name);
+    if (n === 'root') throw new BadRequest('cannot update the root policy');
+    const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
+    if (text === undefined) throw new BadRequest('missing required field "policy"');
+    parsePolicy(typeof document === 'string' ? document : document);
+    await this.part.put(`policy/${n}`, { name: n, policy: text });
+  }
+
+  async delete(name: string): Promise<void> {
+    const n = name.toLowerCase();
+    if (n === 'root' || n === 'default') throw new BadRequest(`cannot delete the ${n} policy`);
+    await this.part.delete(`policy/${n}`);
+  }
+
+  /** Merged rules of the named policies (unknown names grant nothing). */
+  async rules(names: string[]): Promise<Rule[]> {
+    const docs = await Promise.all(
+      names.filter((n) => n !== 'root').map(async (n) => {
+        const text = await this.read(n);
+        return text === undefined ? undefined : parsePolicy(text);
+      }),
+    );
+    return mergeRules(docs.filter((d): d is PolicyDocument => d !== undefined));
+  }
+}
