@@ -69,24 +69,20 @@ export function mergeRules(docs: PolicyDocument[]): Rule[] {
   return [...byPattern].map(([pattern, caps]) => ({ pattern, capabilities: caps.has('deny') ? new Set<Capability>(['deny']) : caps }));
 }
 
+const compiled = new Map<string, RegExp>();
+
 export function matches(pattern: string, path: string): boolean {
-  const glob = pattern.endsWith('*');
-  const body = glob ? pattern.slice(0, -1) : pattern;
-  const pSegs = body.split('/');
-  const segs = path.split('/');
-  for (let i = 0; i < pSegs.length; i++) {
-    const p = pSegs[i] ?? '';
-    const s = segs[i];
-    if (s === undefined) return glob && i === pSegs.length - 1 && p === '';
-    const last = i === pSegs.length - 1;
-    if (p === '+') {
-      if (s === '' && !(last && glob)) return false;
-      continue;
-    }
-    if (last && glob) return s.startsWith(p);
-    if (p !== s) return false;
+  let re = compiled.get(pattern);
+  if (!re) {
+    const glob = pattern.endsWith('*');
+    const body = (glob ? pattern.slice(0, -1) : pattern)
+      .split('/')
+      .map((seg) => (seg === '+' ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    re = new RegExp(`^${body}${glob ? '' : '$'}`, 's');
+    if (compiled.size < 10_000) compiled.set(pattern, re);
   }
-  return glob ? true : segs.length === pSegs.length;
+  return re.test(path);
 }
 
 /** Orders two matching patterns: positive when `a` is more specific than `b`. */

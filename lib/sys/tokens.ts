@@ -133,20 +133,30 @@ export class Tokens {
     return (await this.part.get<TokenRecord>(`token/${link.value.id}`))?.value;
   }
 
-  /** Counts one use of a token with num_uses; the last use revokes it. */
-  async use(record: TokenRecord, version: number): Promise<void> {
-    if (!record.num_uses) return;
-    const left = record.num_uses - 1;
-    if (left === 0) {
-      const deleted = await this.part.delete(`token/${record.id}`, { ifVersion: version }).catch((e) => {
-        if (e instanceof ConflictError) return false;
-        throw e;
-      });
-      if (!deleted) throw new ConflictError('permission denied');
-      await this.revoke(record);
-      return;
+  /**
+   * Counts one use of a token with num_uses (the last use revokes it). Returns false when
+   * concurrent callers took the remaining uses first. Retries lost races on the version.
+   */
+  async use(record: TokenRecord, version: number): Promise<boolean> {
+    if (!record.num_uses) return true;
+    let current: { value: TokenRecord; version: number } | undefined = { value: record, version };
+    for (let attempt = 0; attempt < 50 && current; attempt++) {
+      const r = current.value;
+      try {
+        if (r.num_uses === 1) {
+          await this.part.delete(`token/${r.id}`, { ifVersion: current.version });
+          await this.revoke(r);
+        } else {
+          await this.part.put(`token/${r.id}`, { ...r, num_uses: r.num_uses - 1 }, { ifVersion: current.version });
+        }
+        return true;
+      } catch (e) {
+        if (!(e instanceof ConflictError)) throw e;
+        await new Promise((res) => setTimeout(res, Math.random() * 3 * (attempt + 1)));
+        current = await this.part.get<TokenRecord>(`token/${r.id}`);
+      }
     }
-    await this.part.put(`token/${record.id}`, { ...record, num_uses: left }, { ifVersion: version });
+    return false;
   }
 
   /** Revokes the token and, recursively, every token created from it. */

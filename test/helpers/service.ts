@@ -1,0 +1,62 @@
+/** An initialized service on a real DynamoDB-compatible store, for black-box app tests. */
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { createDeps, type Deps } from '../../lib/deps';
+import { readEnvironment } from '../../lib/config';
+import { LocalKeyWrapper } from '../../lib/keys/local-key';
+import { createSysApp } from '../../lib/sys/app';
+import { initialize } from '../../lib/sys/init';
+import { createTestStore } from './store';
+
+export interface TestService {
+  deps: Deps;
+  app: Hono;
+  root: string;
+  table: string;
+  client: Awaited<ReturnType<typeof createTestStore>>['client'];
+}
+
+export async function createTestService(options: { now?: () => number } = {}): Promise<TestService> {
+  const { store, client, table } = await createTestStore();
+  const deps = createDeps({
+    env: { ...readEnvironment({}), tableName: table },
+    store,
+    wrapper: new LocalKeyWrapper(randomBytes(32)),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const { rootToken } = await initialize(deps);
+  return { deps, app: createSysApp(deps), root: rootToken, table, client };
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  raw?: string | Uint8Array;
+}
+
+export async function call(app: Hono, method: string, path: string, o: CallOptions = {}) {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (o.token) headers['x-svc-token'] = o.token;
+  let body: string | Uint8Array | undefined = o.raw;
+  if (o.body !== undefined) {
+    body = JSON.stringify(o.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await app.request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json: json as Record<string, any> | undefined, headers: res.headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Creates a token with the given policies (through the API, as a client would). */
+export async function tokenWith(svc: TestService, policies: string[], extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies, ...extra } });
+  if (r.status !== 200) throw new Error(`token create failed: ${r.text}`);
+  return r.json!.auth.client_token as string;
+}

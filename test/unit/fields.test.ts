@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../lib/duration';
+import { f } from '../../lib/http/fields';
+import { validateFields } from '../../lib/http/input';
+
+describe('durations', () => {
+  it.each([
+    ['1h', 3600],
+    ['90s', 90],
+    ['1h30m', 5400],
+    ['48d', 48 * 86400],
+    ['300', 300],
+    [300, 300],
+    ['', 0],
+    ['1.5h', 5400],
+  ])('%s is %s seconds', (input, seconds) => expect(parseDuration(input)).toBe(seconds));
+
+  it.each(['abc', '1x', '-5s', -1, '1 h', 'h', {}, '99999999999h', 1e300])('%s is not a duration', (input) =>
+    expect(parseDuration(input)).toBeUndefined(),
+  );
+});
+
+describe('field coercion like the reference server', () => {
+  const fields = {
+    name: f.pathParam(),
+    ttl: f.duration(),
+    on: f.bool({ default: false }),
+    tags: f.list(),
+    n: f.int({ min: 0 }),
+    meta: f.map(),
+    mode: f.string({ enum: ['a', 'b'] }),
+    req: f.string({ required: true }),
+  };
+
+  it('coerces strings, lists and booleans', () => {
+    const { data, ignored } = validateFields(
+      fields,
+      { ttl: '1h', on: 'true', tags: 'x, y,,z', n: '5', meta: 'a=1,b=2', mode: 'b', req: 7, extra: 1 },
+      { name: 'web' },
+    );
+    expect(data).toEqual({ name: 'web', ttl: 3600, on: true, tags: ['x', 'y', 'z'], n: 5, meta: { a: '1', b: '2' }, mode: 'b', req: '7' });
+    expect(ignored).toEqual(['extra']);
+  });
+
+  it('applies defaults and leaves optional fields out', () => {
+    const { data } = validateFields(fields, { req: 'x' }, { name: 'a' });
+    expect(data).toEqual({ name: 'a', on: false, req: 'x' });
+  });
+
+  it.each([
+    [{ req: 'x', ttl: 'soon' }, /field "ttl": expected a duration/],
+    [{ req: 'x', on: 'maybe' }, /field "on": expected a boolean/],
+    [{ req: 'x', n: 'five' }, /field "n": expected an integer/],
+    [{ req: 'x', n: -1 }, /field "n": expected an integer >= 0/],
+    [{ req: 'x', tags: { a: 1 } }, /field "tags": expected a list/],
+    [{ req: 'x', mode: 'c' }, /field "mode": expected one of: a, b/],
+    [{ req: { a: 1 } }, /field "req": expected a string/],
+    [{}, /missing required field "req"/],
+    [{ req: '' }, /missing required field "req"/],
+  ])('refuses %j', (input, message) => {
+    expect(() => validateFields(fields, input, { name: 'a' })).toThrow(message);
+  });
+});
