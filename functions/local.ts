@@ -12,7 +12,9 @@ import { join, resolve } from 'node:path';
 import { readEnvironment } from '../lib/config';
 import { depsFromEnvironment, dynamoClient, type Deps } from '../lib/deps';
 import { createEngineApp, ENGINES, engineRoutes, registerRevokers } from '../lib/engines';
+import { HttpError } from '../lib/errors';
 import { errorResponse } from '../lib/http/envelope';
+import { decodedPath } from '../lib/http/request-path';
 import { logError, logInfo } from '../lib/log';
 import { functionFor } from '../lib/routing';
 import { startEmbeddedDynamo } from '../lib/store/embedded';
@@ -34,6 +36,12 @@ export function localApp(deps: Deps): Hono {
   for (const e of ENGINES) apps.set(e.type, createEngineApp(e.type, deps));
   const app = new Hono();
   app.all('*', (c) => {
+    // The same first check every function makes, so no path reaches a router undecoded.
+    try {
+      decodedPath(c.req.url);
+    } catch (e) {
+      return errorResponse(400, e instanceof HttpError ? e.messages : ['bad request path'], false, '');
+    }
     const name = functionFor(new URL(c.req.url).pathname, deps.mounts);
     const target = name && apps.get(name);
     if (!target) return errorResponse(404, [`no handler for route "${new URL(c.req.url).pathname}"`], false, '');

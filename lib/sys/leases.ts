@@ -97,7 +97,7 @@ export class Leases {
     let cursor: string | undefined;
     do {
       const page = await this.part.listKeys(leaseKey(prefix), { ...(cursor ? { cursor } : {}) });
-      keys.push(...page.items.map((k) => k.slice('lease/'.length)));
+      keys.push(...page.items.map((k) => k.slice(leaseKey(prefix).length)));
       cursor = page.cursor;
     } while (cursor && keys.length < 10_000);
     return keys;
@@ -126,7 +126,7 @@ export class Leases {
    * Returns how many were revoked and how many failed (those are rescheduled).
    */
   async sweep(limit = 100): Promise<{ revoked: number; failed: number }> {
-    const page = await this.part.queryIndex<LeaseRecord>(LEASE_EXPIRY_INDEX, { to: expirySort(this.seconds()), limit });
+    const page = await this.part.queryIndex<LeaseRecord>(LEASE_EXPIRY_INDEX, { to: `${expirySort(this.seconds())}#\uffff`, limit });
     let revoked = 0;
     let failed = 0;
     for (const entry of page.items) {

@@ -141,7 +141,7 @@ export class Tokens {
     if (!record.num_uses) return true;
     let current: { value: TokenRecord; version: number } | undefined = { value: record, version };
     for (let attempt = 0; attempt < 50 && current; attempt++) {
-      const r = current.value;
+      const r: TokenRecord = current.value;
       try {
         if (r.num_uses === 1) {
           await this.part.delete(`token/${r.id}`, { ifVersion: current.version });

@@ -126,7 +126,7 @@ describe('the HTTP layer', () => {
 
   it('takes the token from X-Svc-Token, X-Vault-Token or Authorization: Bearer', async () => {
     const t = await tokenWith(svc, ['default']);
-    for (const headers of [{ 'x-svc-token': t }, { 'x-vault-token': t }, { authorization: `Bearer ${t}` }, { authorization: `bearer ${t}` }]) {
+    for (const headers of <Record<string, string>[]>[{ 'x-svc-token': t }, { 'x-vault-token': t }, { authorization: `Bearer ${t}` }, { authorization: `bearer ${t}` }]) {
       const r = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { headers });
       expect(r.status).toBe(200);
     }
