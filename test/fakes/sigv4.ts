@@ -165,13 +165,19 @@ function authParts(req: SigV4Request): AuthParts | SigV4Result {
   };
 }
 
-function payloadHashOf(req: SigV4Request, presigned: boolean): string | SigV4Result {
-  const declared = headerValue(req.headers, 'x-amz-content-sha256');
+/**
+ * The payload hashes the signature may be over. A presigned URL names none: S3 signs
+ * UNSIGNED-PAYLOAD there and other services the body's hash, so either is accepted.
+ */
+function payloadHashes(req: SigV4Request, presigned: boolean): string[] | SigV4Result {
+  const q = req.url.indexOf('?');
+  const inQuery = presigned ? new Map(parseQuery(q < 0 ? '' : req.url.slice(q + 1))).get('X-Amz-Content-Sha256') : undefined;
+  const declared = headerValue(req.headers, 'x-amz-content-sha256') ?? inQuery;
   const actual = sha256Hex(req.body);
-  if (declared === undefined) return presigned ? UNSIGNED : actual;
-  if (declared === UNSIGNED || declared.startsWith('STREAMING-')) return declared;
+  if (declared === undefined) return presigned ? [actual, UNSIGNED] : [actual];
+  if (declared === UNSIGNED || declared.startsWith('STREAMING-')) return [declared];
   if (declared !== actual) return fail('payload', 'x-amz-content-sha256 does not match the body');
-  return declared;
+  return [declared];
 }
 
 export function verifySigV4(req: SigV4Request, opts: SigV4Options): SigV4Result {
@@ -204,16 +210,17 @@ export function verifySigV4(req: SigV4Request, opts: SigV4Options): SigV4Result 
     if (h !== h.toLowerCase() || headerValue(req.headers, h) === undefined) return fail('malformed', `signed header ${h} is absent`);
   }
 
-  const payloadHash = payloadHashOf(req, parts.presigned);
-  if (typeof payloadHash !== 'string') return payloadHash;
-  const canonical = canonicalRequest(req, signedHeaders, payloadHash, opts.doubleEncodePath ?? true);
+  const hashes = payloadHashes(req, parts.presigned);
+  if (!Array.isArray(hashes)) return hashes;
   const scope = `${date}/${region}/${service}/aws4_request`;
-  const expected = createHmac('sha256', signingKey(secret, date, region, service)).update(stringToSign(parts.amzDate, scope, canonical)).digest();
+  const key = signingKey(secret, date, region, service);
   const given = Buffer.from(parts.signature, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    return fail('mismatch', 'the request signature does not match the one computed from the secret key');
+  for (const payloadHash of hashes) {
+    const canonical = canonicalRequest(req, signedHeaders, payloadHash, opts.doubleEncodePath ?? true);
+    const expected = createHmac('sha256', key).update(stringToSign(parts.amzDate, scope, canonical)).digest();
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, accessKeyId, signedHeaders };
   }
-  return { ok: true, accessKeyId, signedHeaders };
+  return fail('mismatch', 'the request signature does not match the one computed from the secret key');
 }
 
 /** The parts of a node request the verifier needs, keeping repeated headers apart. */
