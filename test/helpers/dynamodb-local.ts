@@ -82,7 +82,7 @@ async function startOnce(port: number, timeoutMs: number): Promise<DynamoDbLocal
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   let spawnError: Error | undefined;
   const exitPromise = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       exited = { code, signal };
       resolve();
     });
@@ -93,7 +93,7 @@ async function startOnce(port: number, timeoutMs: number): Promise<DynamoDbLocal
   });
 
   const killNow = () => {
-    if (exited === undefined && child.pid !== undefined) child.kill('SIGKILL');
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   process.once('exit', killNow);
   const watchdog = startWatchdog(child);
