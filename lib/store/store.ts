@@ -63,8 +63,13 @@ export interface Partition {
   listKeys(prefix: string, options?: ListOptions): Promise<Page<string>>;
   /** Items in the named sparse index, ordered by sort value. Eventually consistent. */
   queryIndex<T = Json>(name: string, range?: IndexRange): Promise<Page<StoredItem<T>>>;
-  /** Unconditional writes of many items (25 per request underneath). */
+  /**
+   * Unconditional writes of many small items (25 per request underneath), for records that are
+   * written whole and not versioned afterwards: an overwritten item's version starts again at 1,
+   * and values too large for one item are refused.
+   */
   batchPut(items: { key: string; value: Json; index?: IndexEntry }[]): Promise<void>;
+  /** Deletes many items written by batchPut (inline values; use delete() for chunked ones). */
   batchDelete(keys: string[]): Promise<void>;
   /** Atomically adds `by` to a numeric counter item and returns the new value. */
   increment(key: string, by?: number): Promise<number>;
