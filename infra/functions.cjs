@@ -1,0 +1,58 @@
+/**
+ * The functions of serverless.yml, generated from infra/mounts.json (the same file lib/config.ts
+ * reads): `sys`, one function per engine type whose functions/<type>.ts exists, routed from
+ * every mount of that type, the catalog when functions/catalog.ts exists, and the sweeper.
+ * The path -> function rule is lib/routing.ts's; test/lambda/package.test.ts checks they agree.
+ */
+'use strict';
+const { existsSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+/** The catalog function's fixed prefixes (lib/routing.ts CATALOG_PREFIXES). */
+const CATALOG_PREFIXES = ['kv', 'catalog', 'agent'];
+const SYS_PREFIXES = ['sys', 'auth'];
+
+const hasSource = (name) => existsSync(join(ROOT, 'functions', `${name}.ts`));
+const routes = (prefixes) => prefixes.map((p) => ({ httpApi: { method: 'ANY', path: `/v1/${p}/{proxy+}` } }));
+
+function readMounts(file = join(__dirname, 'mounts.json')) {
+  return JSON.parse(readFileSync(file, 'utf8')).mounts;
+}
+
+/** { functionName: [path prefixes] } for the functions that exist. */
+function routeTable(mounts = readMounts(), exists = hasSource) {
+  const table = { sys: SYS_PREFIXES };
+  for (const m of mounts) {
+    // Two functions on one prefix would be two identical API Gateway routes: fail here, not at deploy.
+    if ([...SYS_PREFIXES, ...CATALOG_PREFIXES].includes(m.path)) throw new Error(`mount path "${m.path}" is reserved`);
+    if (!exists(m.type)) continue;
+    (table[m.type] ??= []).push(m.path);
+  }
+  if (exists('catalog')) table.catalog = [...(table.catalog ?? []), ...CATALOG_PREFIXES];
+  return table;
+}
+
+const http = (name, prefixes) => ({
+  handler: `functions/${name}.handler`,
+  description: `Latchkey ${name}: /v1/${prefixes.join(', /v1/')}`,
+  memorySize: 512,
+  timeout: 29,
+  events: routes(prefixes),
+});
+
+function buildFunctions(mounts = readMounts(), exists = hasSource) {
+  const out = {};
+  for (const [name, prefixes] of Object.entries(routeTable(mounts, exists))) out[name] = http(name, prefixes);
+  out.sweeper = {
+    handler: 'functions/sweeper.handler',
+    description: 'Latchkey lease sweeper: revokes due leases, drops expired tokens',
+    memorySize: 256,
+    // The sweep keeps 5 s of its remaining time; under a minute so runs do not overlap much.
+    timeout: 55,
+    events: [{ schedule: 'rate(1 minute)' }],
+  };
+  return out;
+}
+
+module.exports = { CATALOG_PREFIXES, SYS_PREFIXES, readMounts, routeTable, buildFunctions, functions: buildFunctions() };
