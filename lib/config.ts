@@ -37,12 +37,15 @@ interface MountEntry {
   max_lease_ttl?: string | number;
 }
 
+/** First path segments that belong to sys and the catalog, never to a mount. */
+const RESERVED = ['sys', 'auth', 'kv', 'catalog', 'agent'];
+
 export function parseMounts(entries: MountEntry[]): Mount[] {
   const seen = new Set<string>();
   return entries.map((e) => {
     if (!/^[A-Za-z0-9_-]+$/.test(e.path)) throw new Error(`mount path ${JSON.stringify(e.path)} is not a single name`);
     if (!(ENGINE_TYPES as readonly string[]).includes(e.type)) throw new Error(`mount ${e.path}: unknown type ${e.type}`);
-    if (seen.has(e.path) || e.path === 'sys' || e.path === 'auth') throw new Error(`mount path ${e.path} is taken`);
+    if (seen.has(e.path) || RESERVED.includes(e.path)) throw new Error(`mount path ${e.path} is taken`);
     seen.add(e.path);
     const ttl = (v: string | number | undefined, d: number) => (v === undefined ? d : (parseDuration(v) ?? d));
     return {

@@ -3,7 +3,7 @@
  * "1h" or seconds, lists as "a,b" or arrays, booleans as true or "true") plus what the OpenAPI
  * document needs. A wrong type is a 400 naming the field.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { parseDuration } from '../duration';
 
 export type FieldKind = 'string' | 'int' | 'bool' | 'duration' | 'list' | 'map' | 'object' | 'any';
@@ -11,7 +11,7 @@ export type FieldKind = 'string' | 'int' | 'bool' | 'duration' | 'list' | 'map' 
 /** `Present` (a type only): the value is always there, being required or defaulted. */
 export interface Field<T = unknown, Present extends boolean = boolean> {
   kind: FieldKind;
-  schema: z.ZodType<T>;
+  schema: z.ZodMiniType<T>;
   required: boolean;
   readonly __present?: Present;
   default?: T;
@@ -34,7 +34,7 @@ interface Opts<T, D extends T | undefined = T | undefined> {
 
 type Present<R extends boolean, D> = R extends true ? true : D extends undefined ? false : true;
 
-function make<T>(kind: FieldKind, schema: z.ZodType<T>, o: { description?: string; default?: T | undefined; required?: boolean; enum?: readonly string[] }) {
+function make<T>(kind: FieldKind, schema: z.ZodMiniType<T>, o: { description?: string; default?: T | undefined; required?: boolean; enum?: readonly string[] }) {
   return {
     kind,
     schema,
@@ -47,73 +47,90 @@ function make<T>(kind: FieldKind, schema: z.ZodType<T>, o: { description?: strin
 
 const expect = (what: string) => ({ error: () => `expected ${what}` });
 
-const stringSchema = z.union([z.string(), z.number().transform(String), z.boolean().transform(String)], expect('a string'));
+const str = z.pipe(z.number(), z.transform(String));
+const boolStr = z.pipe(z.boolean(), z.transform(String));
+
+const stringSchema = z.union([z.string(), str, boolStr], expect('a string'));
 
 const intSchema = z
-  .union([z.number(), z.string().regex(/^\s*-?\d+\s*$/).transform(Number)], expect('an integer'))
-  .refine((n) => Number.isSafeInteger(n), { message: 'expected an integer' });
+  .union([z.number(), z.pipe(z.string().check(z.regex(/^\s*-?\d+\s*$/)), z.transform(Number))], expect('an integer'))
+  .check(z.refine((n) => Number.isSafeInteger(n), { message: 'expected an integer' }));
 
 const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
 const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False', '']);
 const boolSchema = z.union(
   [
     z.boolean(),
-    z.number().refine((n) => n === 0 || n === 1).transform((n) => n === 1),
-    z.string().refine((s) => TRUE.has(s) || FALSE.has(s)).transform((s) => TRUE.has(s)),
+    z.pipe(z.number().check(z.refine((n) => n === 0 || n === 1)), z.transform((n: number) => n === 1)),
+    z.pipe(z.string().check(z.refine((v) => TRUE.has(v) || FALSE.has(v))), z.transform((v: string) => TRUE.has(v))),
   ],
   expect('a boolean'),
 );
 
-const durationSchema = z.unknown().transform((v, ctx) => {
-  const s = parseDuration(v);
-  if (s === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'expected a duration such as "1h", "30m" or a number of seconds' });
-    return z.NEVER;
-  }
-  return s;
-});
+/** A coercion written as a plain function: returns the value, or undefined with `message`. */
+function coercion<T>(fn: (v: unknown) => T | undefined, message: string): z.ZodMiniType<T> {
+  return z.pipe(
+    z.unknown(),
+    z.transform((v: unknown, ctx) => {
+      const out = fn(v);
+      if (out === undefined) {
+        ctx.issues.push({ code: 'custom', message, input: v });
+        return z.NEVER;
+      }
+      return out;
+    }),
+  ) as unknown as z.ZodMiniType<T>;
+}
+
+const durationSchema = coercion(parseDuration, 'expected a duration such as "1h", "30m" or a number of seconds');
 
 const listSchema = z.union(
   [
-    z.array(z.union([z.string(), z.number().transform(String)])),
-    z.string().transform((s) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter((x) => x !== ''),
+    z.array(z.union([z.string(), str])),
+    z.pipe(
+      z.string(),
+      z.transform((v: string) =>
+        v
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== ''),
+      ),
     ),
   ],
   expect('a list of strings or a comma-separated string'),
 );
 
+function keyValues(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'string') return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of v.split(',').filter((p) => p.trim())) {
+    const i = pair.indexOf('=');
+    if (i <= 0) return undefined;
+    out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
+  }
+  return out;
+}
+
 const mapSchema = z.union(
-  [
-    z.record(z.string(), z.union([z.string(), z.number().transform(String), z.boolean().transform(String)])),
-    z.string().transform((s, ctx) => {
-      const out: Record<string, string> = {};
-      for (const pair of s.split(',').filter((p) => p.trim())) {
-        const i = pair.indexOf('=');
-        if (i <= 0) {
-          ctx.addIssue({ code: 'custom', message: 'expected key=value pairs' });
-          return z.NEVER;
-        }
-        out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
-      }
-      return out;
-    }),
-  ],
+  [z.record(z.string(), z.union([z.string(), str, boolStr])), coercion(keyValues, 'expected key=value pairs')],
   expect('an object of strings or key=value pairs'),
 );
 
 export const f = {
   string: <R extends boolean = false, D extends string | undefined = undefined>(o: Opts<string, D> & { required?: R; enum?: readonly string[] } = {}) =>
-    make('string', o.enum ? stringSchema.refine((s) => o.enum!.includes(s), { message: `expected one of: ${o.enum.join(', ')}` }) : stringSchema, o) as Field<string, Present<R, D>>,
+    make(
+      'string',
+      o.enum ? stringSchema.check(z.refine((v: string) => o.enum!.includes(v), { message: `expected one of: ${o.enum.join(', ')}` })) : stringSchema,
+      o,
+    ) as Field<string, Present<R, D>>,
   int: <R extends boolean = false, D extends number | undefined = undefined>(o: Opts<number, D> & { required?: R; min?: number; max?: number } = {}) =>
     make(
       'int',
-      intSchema.refine((n) => (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max), {
-        message: `expected an integer${o.min !== undefined ? ` >= ${o.min}` : ''}${o.max !== undefined ? ` <= ${o.max}` : ''}`,
-      }),
+      intSchema.check(
+        z.refine((n: number) => (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max), {
+          message: `expected an integer${o.min !== undefined ? ` >= ${o.min}` : ''}${o.max !== undefined ? ` <= ${o.max}` : ''}`,
+        }),
+      ),
       o,
     ) as Field<number, Present<R, D>>,
   bool: <R extends boolean = false, D extends boolean | undefined = undefined>(o: Opts<boolean, D> & { required?: R } = {}) =>

@@ -48,9 +48,10 @@ describe('request logs', () => {
 
   it('log a fault with its cause, and answer the client with a generic message', async () => {
     const lines = capture();
-    const failing = { ...svc.deps, policies: { ...svc.deps.policies, list: () => Promise.reject(new Error('disk on fire')) } };
+    const policies: typeof svc.deps.policies = Object.create(svc.deps.policies);
+    policies.list = () => Promise.reject(new Error('disk on fire'));
     const { createSysApp } = await import('../../lib/sys/app');
-    const r = await call(createSysApp(failing as typeof svc.deps), 'LIST', '/v1/sys/policy', { token: svc.root });
+    const r = await call(createSysApp({ ...svc.deps, policies }), 'LIST', '/v1/sys/policy', { token: svc.root });
     setLogLevel('silent');
     expect(r.status).toBe(500);
     expect(r.json).toEqual({ errors: ['internal error'] });
