@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { readEnvironment } from '../lib/config';
 import { depsFromEnvironment, dynamoClient, type Deps } from '../lib/deps';
-import { createEngineApp, ENGINES, engineRoutes, registerRevokers } from '../lib/engines';
+import { createEngineApp, engineRoutes, loadEngines, useEngineRevokers, type EngineModule } from '../lib/engines';
 import { HttpError } from '../lib/errors';
 import { errorResponse } from '../lib/http/envelope';
 import { decodedPath } from '../lib/http/request-path';
@@ -31,9 +31,9 @@ export interface LocalService {
 }
 
 /** Builds the one-process dispatcher: the same path → function rule as API Gateway's routes. */
-export function localApp(deps: Deps): Hono {
-  const apps = new Map<string, Hono>([['sys', createSysApp(deps, () => engineRoutes(deps.mounts))]]);
-  for (const e of ENGINES) apps.set(e.type, createEngineApp(e.type, deps));
+export function localApp(deps: Deps, engines: EngineModule[]): Hono {
+  const apps = new Map<string, Hono>([['sys', createSysApp(deps, async () => engineRoutes(deps.mounts, engines))]]);
+  for (const e of engines) apps.set(e.type, createEngineApp(e, deps));
   const app = new Hono();
   app.all('*', (c) => {
     // The same first check every function makes, so no path reaches a router undecoded.
@@ -57,7 +57,7 @@ export async function startLocal(options: { dataDir?: string; port?: number; hos
   const env = { ...readEnvironment(), dynamoEndpoint: dynamo.endpoint, localKeyFile: join(dataDir, 'local.key') };
   delete env.kmsKeyId;
   const deps = depsFromEnvironment(env);
-  registerRevokers(deps);
+  useEngineRevokers(deps);
   await ensureTable(dynamoClient(env), env.tableName);
 
   let rootToken: string | undefined;
@@ -66,7 +66,7 @@ export async function startLocal(options: { dataDir?: string; port?: number; hos
     writeFileSync(join(dataDir, 'root-token'), rootToken + '\n', { mode: 0o600 });
   }
 
-  const server = createAdaptorServer({ fetch: localApp(deps).fetch });
+  const server = createAdaptorServer({ fetch: localApp(deps, await loadEngines()).fetch });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? Number(process.env.PORT ?? 8200), options.host ?? process.env.HOST ?? '127.0.0.1', () => ok());

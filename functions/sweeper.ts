@@ -1,10 +1,10 @@
 import { depsFromEnvironment } from '../lib/deps';
-import { registerRevokers } from '../lib/engines';
+import { useEngineRevokers } from '../lib/engines';
 import { logInfo } from '../lib/log';
 import { sweep } from '../lib/sys/sweeper';
 
 const deps = depsFromEnvironment();
-registerRevokers(deps);
+useEngineRevokers(deps);
 
 /** Scheduled every minute: revoke due leases (with back-off on failures), drop expired tokens. */
 export async function handler(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }) {

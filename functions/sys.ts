@@ -1,9 +1,9 @@
 import { handle } from 'hono/aws-lambda';
 import { depsFromEnvironment } from '../lib/deps';
-import { engineRoutes, registerRevokers } from '../lib/engines';
+import { engineRoutes, loadEngines, useEngineRevokers } from '../lib/engines';
 import { createSysApp } from '../lib/sys/app';
 
 const deps = depsFromEnvironment();
-registerRevokers(deps);
+useEngineRevokers(deps);
 
-export const handler = handle(createSysApp(deps, () => engineRoutes(deps.mounts)));
+export const handler = handle(createSysApp(deps, async () => engineRoutes(deps.mounts, await loadEngines())));

@@ -14,7 +14,7 @@ import { Sealer } from './keys/sealed';
 import { DynamoStore } from './store/dynamo-store';
 import type { Store } from './store/store';
 import { TokenAuthorizer } from './sys/authorizer';
-import { Leases, type RevokerRegistry } from './sys/leases';
+import { Leases, RevokerRegistry } from './sys/leases';
 import { Policies } from './sys/policies';
 import { Tokens } from './sys/tokens';
 
@@ -45,7 +45,7 @@ export function createDeps(parts: DepsParts): Deps {
   const sealer = new Sealer(parts.wrapper);
   const tokens = new Tokens(sys, sealer, now);
   const policies = new Policies(sys);
-  const revokers: RevokerRegistry = new Map();
+  const revokers = new RevokerRegistry();
   return {
     env: parts.env ?? readEnvironment(),
     mounts: parts.mounts ?? MOUNTS,

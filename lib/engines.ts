@@ -1,7 +1,8 @@
 /**
- * The registry of engines: each engine module says how to route one of its mounts and how
- * to revoke its leases. Functions are built from it, and so are the OpenAPI document and the
- * sweeper's revokers, so an engine is added in exactly one place.
+ * Engines plug in here: each engine module says how to route one of its mounts and how to
+ * revoke its leases. The list itself (engine-list.ts) is loaded lazily by the functions that
+ * need every engine (sys for OpenAPI and lease revocation, the sweeper), so an engine's code is
+ * evaluated only where and when it is used.
  */
 import type { EngineType, Mount } from './config';
 import type { Deps } from './deps';
@@ -17,9 +18,11 @@ export interface EngineModule {
   revoker?(deps: Deps): Revoker;
 }
 
-export const ENGINES: EngineModule[] = [];
+export async function loadEngines(): Promise<EngineModule[]> {
+  return (await import('./engine-list')).ENGINES;
+}
 
-export function engineRoutes(mounts: Mount[], engines: EngineModule[] = ENGINES): RouteSet[] {
+export function engineRoutes(mounts: Mount[], engines: EngineModule[]): RouteSet[] {
   const out: RouteSet[] = [];
   for (const e of engines) {
     for (const m of mounts.filter((x) => x.type === e.type)) out.push({ prefix: m.path, mount: m, paths: e.paths(m) });
@@ -27,10 +30,12 @@ export function engineRoutes(mounts: Mount[], engines: EngineModule[] = ENGINES)
   return out;
 }
 
-export function registerRevokers(deps: Deps, engines: EngineModule[] = ENGINES): void {
-  for (const e of engines) if (e.revoker) deps.revokers.set(e.type, e.revoker(deps));
+/** Lets the lease registry find any engine's revoker, loading the engine list on first need. */
+export function useEngineRevokers(deps: Deps): void {
+  deps.revokers.useLoader(async (type) => (await loadEngines()).find((e) => e.type === type)?.revoker?.(deps));
 }
 
-export function createEngineApp(type: EngineType, deps: Deps, engines: EngineModule[] = ENGINES) {
-  return createApp({ name: type, deps, routes: engineRoutes(deps.mounts, engines.filter((e) => e.type === type)) });
+/** The app of one engine function: every mount of its type. */
+export function createEngineApp(engine: EngineModule, deps: Deps) {
+  return createApp({ name: engine.type, deps, routes: engineRoutes(deps.mounts, [engine]) });
 }

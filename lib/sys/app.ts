@@ -9,15 +9,15 @@ import { tokenPaths } from './paths/token';
 
 const fixed = (path: string): MountRef => ({ path, type: 'system', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
 
-export function sysRoutes(engineRoutes: () => RouteSet[]): RouteSet[] {
+export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>): RouteSet[] {
   const own: RouteSet[] = [
-    { prefix: 'sys', mount: fixed('sys'), paths: [...systemPaths(() => [...own, ...engineRoutes()]), ...policyPaths, ...leasePaths] },
+    { prefix: 'sys', mount: fixed('sys'), paths: [...systemPaths(async () => [...own, ...(await engineRoutes())]), ...policyPaths, ...leasePaths] },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
   ];
   return own;
 }
 
-/** `engineRoutes` feeds the OpenAPI document with the other functions' paths. */
-export function createSysApp(deps: Deps, engineRoutes: () => RouteSet[] = () => []) {
+/** `engineRoutes` feeds the OpenAPI document with the other functions' paths (loaded on demand). */
+export function createSysApp(deps: Deps, engineRoutes: () => Promise<RouteSet[]> = async () => []) {
   return createApp({ name: 'sys', deps, routes: sysRoutes(engineRoutes) });
 }

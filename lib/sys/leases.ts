@@ -27,7 +27,28 @@ export interface LeaseRecord {
 }
 
 export type Revoker = (lease: LeaseRecord) => Promise<void>;
-export type RevokerRegistry = Map<string, Revoker>;
+
+/** Engine revokers by engine type; a loader brings in an engine's revoker on first need. */
+export class RevokerRegistry {
+  private readonly known = new Map<string, Revoker>();
+  private loader?: (type: string) => Promise<Revoker | undefined>;
+
+  set(type: string, revoker: Revoker): void {
+    this.known.set(type, revoker);
+  }
+
+  useLoader(loader: (type: string) => Promise<Revoker | undefined>): void {
+    this.loader = loader;
+  }
+
+  async get(type: string): Promise<Revoker | undefined> {
+    const hit = this.known.get(type);
+    if (hit || !this.loader) return hit;
+    const loaded = await this.loader(type);
+    if (loaded) this.known.set(type, loaded);
+    return loaded;
+  }
+}
 
 export interface NewLease {
   mount: string;
@@ -143,8 +164,8 @@ export class Leases {
   }
 
   private async attempt(r: LeaseRecord, version: number, interactive: boolean): Promise<void> {
-    const revoker = this.revokers.get(r.engine);
     try {
+      const revoker = await this.revokers.get(r.engine);
       if (!revoker) throw new Error(`no revoker is registered for engine type "${r.engine}"`);
       await revoker(r);
     } catch (e) {

@@ -8,7 +8,7 @@ export const VERSION = '0.1.0';
 
 const json = (value: unknown, status = 200) => ({ raw: { body: JSON.stringify(value), contentType: 'application/json', status } });
 
-export function systemPaths(allRoutes: () => RouteSet[]) {
+export function systemPaths(allRoutes: () => Promise<RouteSet[]>) {
   return [
     definePath({
       pattern: 'health',
@@ -71,7 +71,7 @@ export function systemPaths(allRoutes: () => RouteSet[]) {
       fields: {},
       help: 'The OpenAPI document of every function.',
       operations: {
-        read: async () => json(openApiDocument(allRoutes(), VERSION)),
+        read: async () => json(openApiDocument(await allRoutes(), VERSION)),
       },
     }),
   ];

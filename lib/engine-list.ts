@@ -1,0 +1,7 @@
+/**
+ * The engines this build serves. Each engine adds its module here, and nowhere else: the
+ * functions, the local server, the OpenAPI document and the sweeper all read this list.
+ */
+import type { EngineModule } from './engines';
+
+export const ENGINES: EngineModule[] = [];
