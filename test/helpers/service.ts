@@ -2,7 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { createDeps, type Deps } from '../../lib/deps';
-import { readEnvironment } from '../../lib/config';
+import { readEnvironment, type Mount } from '../../lib/config';
+import type { EngineModule } from '../../lib/engines';
+import { localApp } from '../../functions/local';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
 import { createSysApp } from '../../lib/sys/app';
 import { initialize } from '../../lib/sys/init';
@@ -16,16 +18,31 @@ export interface TestService {
   client: Awaited<ReturnType<typeof createTestStore>>['client'];
 }
 
-export async function createTestService(options: { now?: () => number } = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  now?: () => number;
+  /** Engines to serve beside sys, routed as the local server routes them. */
+  engines?: EngineModule[];
+  mounts?: Mount[];
+}
+
+/**
+ * A fresh table, initialised, with a root token. `app` serves sys and the given engines under
+ * their mounts (infra/mounts.json unless `mounts`), exactly as the local server dispatches.
+ */
+export async function createTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const { store, client, table } = await createTestStore();
   const deps = createDeps({
     env: { ...readEnvironment({}), tableName: table },
     store,
     wrapper: new LocalKeyWrapper(randomBytes(32)),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.mounts ? { mounts: options.mounts } : {}),
   });
+  const engines = options.engines ?? [];
+  for (const e of engines) if (e.revoker) deps.revokers.set(e.type, e.revoker(deps));
   const { rootToken } = await initialize(deps);
-  return { deps, app: createSysApp(deps), root: rootToken, table, client };
+  const app = engines.length ? localApp(deps, engines) : createSysApp(deps);
+  return { deps, app, root: rootToken, table, client };
 }
 
 export interface CallOptions {
