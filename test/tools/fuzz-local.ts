@@ -1,0 +1,46 @@
+/**
+ * Fuzz a fresh local instance with ../shared/tools/fuzz.mjs.
+ *   npm run fuzz -- [--seconds 180] [--seed 1] [--concurrency 8]
+ * The root token would be revoked by the fuzzer within seconds (auth/token/revoke-self), which
+ * leaves it testing only the 403 path; so it fuzzes with a token whose policy allows everything
+ * except revoking or re-scoping that token.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startLocal } from '../../functions/local';
+import { setLogLevel } from '../../lib/log';
+
+const FUZZER = resolve(import.meta.dirname, '../../../shared/tools/fuzz.mjs');
+const ALL = ['create', 'read', 'update', 'delete', 'list', 'sudo'];
+
+setLogLevel('silent');
+const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-fuzz-'));
+const svc = await startLocal({ dataDir, port: 0 });
+const root = svc.rootToken!;
+const policy = {
+  path: {
+    '*': { capabilities: ALL },
+    'auth/token/revoke*': { capabilities: ['deny'] },
+    'sys/policy/fuzzer': { capabilities: ['deny'] },
+  },
+};
+const put = await fetch(`${svc.url}/v1/sys/policy/fuzzer`, {
+  method: 'PUT',
+  headers: { 'x-svc-token': root },
+  body: JSON.stringify({ policy: JSON.stringify(policy) }),
+});
+if (put.status !== 204) throw new Error(`policy write failed: ${put.status}`);
+const created = await fetch(`${svc.url}/v1/auth/token/create`, {
+  method: 'POST',
+  headers: { 'x-svc-token': root },
+  body: JSON.stringify({ policies: ['fuzzer'], ttl: '24h' }),
+});
+const token = ((await created.json()) as { auth: { client_token: string } }).auth.client_token;
+
+const args = process.argv.slice(2);
+const r = spawnSync(process.execPath, [FUZZER, '--base', svc.url, '--token', token, ...args], { stdio: 'inherit' });
+await svc.close();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(r.status ?? 1);
