@@ -5,7 +5,7 @@
  * leaves it testing only the 403 path; so it fuzzes with a token whose policy allows everything
  * except revoking or re-scoping that token.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,7 +40,9 @@ const created = await fetch(`${svc.url}/v1/auth/token/create`, {
 const token = ((await created.json()) as { auth: { client_token: string } }).auth.client_token;
 
 const args = process.argv.slice(2);
-const r = spawnSync(process.execPath, [FUZZER, '--base', svc.url, '--token', token, ...args], { stdio: 'inherit' });
+// Asynchronously: the service under test runs in this very process.
+const child = spawn(process.execPath, [FUZZER, '--base', svc.url, '--token', token, ...args], { stdio: 'inherit' });
+const code = await new Promise<number>((done) => child.on('exit', (c) => done(c ?? 1)));
 await svc.close();
 rmSync(dataDir, { recursive: true, force: true });
-process.exit(r.status ?? 1);
+process.exit(code);
