@@ -9,6 +9,8 @@ import { Hono } from 'hono';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { createCatalogApp } from '../lib/catalog/app';
+import { catalogRouteSets } from '../lib/catalog/routes';
 import { readEnvironment } from '../lib/config';
 import { depsFromEnvironment, dynamoClient, type Deps } from '../lib/deps';
 import { createEngineApp, engineRoutes, loadEngines, useEngineRevokers, type EngineModule } from '../lib/engines';
@@ -32,8 +34,9 @@ export interface LocalService {
 
 /** Builds the one-process dispatcher: the same path → function rule as API Gateway's routes. */
 export function localApp(deps: Deps, engines: EngineModule[]): Hono {
-  const apps = new Map<string, Hono>([['sys', createSysApp(deps, async () => engineRoutes(deps.mounts, engines))]]);
+  const apps = new Map<string, Hono>([['sys', createSysApp(deps, async () => [...engineRoutes(deps.mounts, engines), ...catalogRouteSets()])]]);
   for (const e of engines) apps.set(e.type, createEngineApp(e, deps));
+  apps.set('catalog', createCatalogApp(deps));
   const app = new Hono();
   app.all('*', (c) => {
     // The same first check every function makes, so no path reaches a router undecoded.

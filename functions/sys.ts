@@ -6,4 +6,6 @@ import { createSysApp } from '../lib/sys/app';
 const deps = depsFromEnvironment();
 useEngineRevokers(deps);
 
-export const handler = handle(createSysApp(deps, async () => engineRoutes(deps.mounts, await loadEngines())));
+export const handler = handle(
+  createSysApp(deps, async () => [...engineRoutes(deps.mounts, await loadEngines()), ...(await import('../lib/catalog/routes')).catalogRouteSets()]),
+);

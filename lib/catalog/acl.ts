@@ -1,0 +1,57 @@
+/**
+ * Catalog ACLs on the shared token and policy store. A token's policies are checked on
+ * `catalog/kv/<key>`, `catalog/service/<name>` and `catalog/node/<name>`; where no rule of its
+ * policies matches, the default policy (allow or deny) decides, as in the reference catalog.
+ * With ACLs disabled everything is allowed.
+ */
+import { PermissionDenied } from '../errors';
+import type { OpName } from '../http/path';
+import type { Policies } from '../sys/policies';
+import { allows, capabilitiesFor, matches, type Rule } from '../sys/policy-rules';
+import type { Tokens } from '../sys/tokens';
+import type { CatalogConfig } from './settings';
+
+export type Resource = 'kv' | 'service' | 'node';
+
+export interface CatalogAccess {
+  /** A real token (sent, or the configured default) was resolved; anonymous callers have none. */
+  readonly tokenValid: boolean;
+  can(resource: Resource, name: string, op: OpName): boolean;
+}
+
+export const aclPath = (resource: Resource, name: string) => `catalog/${resource}/${name}`;
+
+const ALLOW_ALL: CatalogAccess = { tokenValid: false, can: () => true };
+
+export async function resolveAccess(
+  parts: { tokens: Tokens; policies: Policies },
+  settings: CatalogConfig,
+  sent: string | undefined,
+): Promise<CatalogAccess> {
+  if (!settings.aclEnabled) return ALLOW_ALL;
+  const token = sent || settings.defaultToken;
+  const fallback = settings.defaultPolicy === 'allow';
+  if (!token) return byRules([], fallback, false);
+  const found = await parts.tokens.lookup(token);
+  if (!found) throw new PermissionDenied('ACL not found');
+  if (found.record.policies.includes('root')) return { tokenValid: true, can: () => true };
+  const rules = await parts.policies.rules(found.record.policies);
+  if (!(await parts.tokens.use(found.record, found.version))) throw new PermissionDenied('ACL not found');
+  return byRules(rules, fallback, true);
+}
+
+function byRules(rules: Rule[], fallback: boolean, tokenValid: boolean): CatalogAccess {
+  return {
+    tokenValid,
+    can(resource, name, op) {
+      const path = aclPath(resource, name);
+      if (!rules.some((r) => matches(r.pattern, path))) return fallback;
+      return allows(capabilitiesFor(rules, path), op, false);
+    },
+  };
+}
+
+/** Throws the reference's 403 unless `access` allows `op` on the resource. */
+export function demand(access: CatalogAccess, resource: Resource, name: string, op: OpName): void {
+  if (!access.can(resource, name, op)) throw new PermissionDenied('Permission denied');
+}

@@ -1,0 +1,42 @@
+/**
+ * Which names the catalog accepts. Keys and names become storage keys and ACL paths
+ * (`catalog/kv/<key>`, `catalog/node/<name>`), so they are bounded and cannot climb out of
+ * their place: no leading `/` or `..` segment in a key, no `/` in a node, service or check name.
+ */
+import { BadRequest } from '../errors';
+
+export const MAX_KEY_BYTES = 512;
+export const MAX_NAME_BYTES = 256;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A KV key (or prefix, when `allowEmpty`). */
+export function checkKey(key: string, allowEmpty = false): string {
+  if (key === '') {
+    if (allowEmpty) return key;
+    throw new BadRequest('Missing key name');
+  }
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new BadRequest(`Invalid key name: longer than ${MAX_KEY_BYTES} bytes`);
+  if (key.startsWith('/')) throw new BadRequest("Invalid key name: it must not begin with a '/'");
+  if (CONTROL.test(key)) throw new BadRequest('Invalid key name: it contains a non-printable character');
+  if (key.includes('\\') || key.split('/').some((s) => s === '..' || s === '.')) {
+    throw new BadRequest('Invalid key name: it contains a path traversal sequence');
+  }
+  return key;
+}
+
+/** A node, service, service ID or check ID. `what` names it in the message. */
+export function checkName(name: string, what: string): string {
+  if (name === '') throw new BadRequest(`Missing ${what}`);
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw new BadRequest(`Invalid ${what}: longer than ${MAX_NAME_BYTES} bytes`);
+  if (name.includes('/')) throw new BadRequest(`Invalid ${what}: it must not contain '/'`);
+  if (CONTROL.test(name)) throw new BadRequest(`Invalid ${what}: it contains a non-printable character`);
+  return name;
+}
+
+/** An unsigned integer query parameter (`flags`, `cas`, `index`), at most 2^53 - 1. */
+export function parseUint(raw: string, what: string): number {
+  if (!/^\d{1,16}$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) {
+    throw new BadRequest(`Invalid ${what}: expected an unsigned integer below 2^53`);
+  }
+  return Number(raw);
+}
