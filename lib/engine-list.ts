@@ -2,6 +2,8 @@
  * The engines this build serves. Each engine adds its module here, and nowhere else: the
  * functions, the local server, the OpenAPI document and the sweeper all read this list.
  */
+import { cloudAEngine } from './cloud-a/engine';
 import type { EngineModule } from './engines';
+import { sshEngine } from './ssh/engine';
 
-export const ENGINES: EngineModule[] = [];
+export const ENGINES: EngineModule[] = [cloudAEngine, sshEngine];

@@ -1,0 +1,94 @@
+/**
+ * Issuing cloud-A credentials. A lease is written first with everything revocation needs to
+ * find what the steps create; each step then advances it. A failure revokes at once (and the
+ * sweeper retries a revocation that fails), so nothing is left behind in the cloud.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../deps';
+import type { Json } from '../store/store';
+import type { MountRef } from '../http/path';
+import { CloudError, toHttpError } from '../cloud-common/cloud-error';
+import { leaseTtl } from '../cloud-common/lease-ttl';
+import { withRetries } from '../cloud-common/retry';
+import { logError } from '../log';
+import type { Settings } from './config';
+import { assignmentId, createRoleAssignment } from './arm';
+import { addGroupMember, addPassword, createApplication, createServicePrincipal } from './graph';
+import type { DynamicRecord, StaticRecord } from './records';
+import type { Role } from './role';
+
+export interface Issued {
+  clientId: string;
+  clientSecret: string;
+  leaseId: string;
+  ttl: number;
+}
+
+interface Ctx {
+  deps: Deps;
+  mount: MountRef;
+  settings: Settings;
+  roleName: string;
+  role: Role;
+}
+
+/** A new principal may take a moment to be visible to the resource manager: retried, bounded. */
+const notYetVisible = (e: unknown) => e instanceof CloudError && (e.code === 'PrincipalNotFound' || e.kind === 'throttled' || e.kind === 'server');
+
+export async function issueCreds(c: Ctx): Promise<Issued> {
+  const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
+  const endDate = new Date(c.deps.now() + maxTtl * 1000).toISOString();
+  const record: DynamicRecord | StaticRecord = c.role.applicationObjectId
+    ? { kind: 'static', appObjectId: c.role.applicationObjectId, passwordName: `latchkey-${randomUUID()}`, keyId: '' }
+    : {
+        kind: 'dynamic',
+        displayName: `latchkey-${c.roleName.slice(0, 40)}-${randomUUID()}`,
+        appObjectId: '',
+        appId: '',
+        spObjectId: '',
+        assignments: c.role.cloudARoles.map((r) => assignmentId(r.scope, randomUUID())),
+        groups: c.role.cloudAGroups.map((g) => g.objectId),
+      };
+  const lease = await c.deps.leases.create({
+    mount: c.mount.path,
+    engine: 'cloud-a',
+    path: `creds/${c.roleName}`,
+    ttl,
+    maxTtl,
+    renewable: false,
+    revoke: record as unknown as Json,
+  });
+  const advance = (r: DynamicRecord | StaticRecord) => c.deps.leases.update(lease.lease_id, r as unknown as Json);
+  try {
+    const out = record.kind === 'static' ? await issueStatic(c, record, endDate, advance) : await issueDynamic(c, record, endDate, advance);
+    return { ...out, leaseId: lease.lease_id, ttl: lease.expire_time - lease.issue_time };
+  } catch (e) {
+    await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
+    throw toHttpError(e, 'creating credentials');
+  }
+}
+
+type Advance<R> = (r: R) => Promise<void>;
+
+async function issueStatic(c: Ctx, r: StaticRecord, endDate: string, advance: Advance<StaticRecord>) {
+  const pw = await addPassword(c.settings, r.appObjectId, r.passwordName, endDate);
+  await advance({ ...r, keyId: pw.keyId });
+  return { clientId: c.role.applicationId, clientSecret: pw.secretText! };
+}
+
+async function issueDynamic(c: Ctx, r: DynamicRecord, endDate: string, advance: Advance<DynamicRecord>) {
+  const s = c.settings;
+  const app = await createApplication(s, r.displayName);
+  let rec: DynamicRecord = { ...r, appObjectId: app.id, appId: app.appId };
+  await advance(rec);
+  const sp = await createServicePrincipal(s, app.appId);
+  rec = { ...rec, spObjectId: sp.id };
+  await advance(rec);
+  const pw = await addPassword(s, app.id, 'latchkey', endDate);
+  const retry = { attempts: 6, delayMs: s.retryDelayMs, retryable: notYetVisible };
+  for (const [i, role] of c.role.cloudARoles.entries()) {
+    await withRetries(() => createRoleAssignment(s, rec.assignments[i]!, role.roleId, sp.id), retry);
+  }
+  for (const group of rec.groups) await withRetries(() => addGroupMember(s, group, sp.id), retry);
+  return { clientId: app.appId, clientSecret: pw.secretText! };
+}

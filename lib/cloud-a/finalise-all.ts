@@ -1,0 +1,20 @@
+/** The scheduled rotate-root finalisation: every cloud-A mount's pending rotation, once. */
+import type { Deps } from '../deps';
+import { processEnv, type EnvReader } from '../cloud-common/env-settings';
+import { logError, logInfo } from '../log';
+import { partitionOf } from './config';
+import { finalise } from './rotate';
+
+export async function finaliseAllRotations(deps: Deps, readEnv: EnvReader = processEnv): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const m of deps.mounts.filter((x) => x.type === 'cloud-a')) {
+    try {
+      out[m.path] = await finalise(deps, partitionOf(deps, m.path), readEnv, 3);
+      if (out[m.path] !== 'none') logInfo('cloud-a-rotate-finalise', { mount: m.path, outcome: out[m.path] });
+    } catch (e) {
+      out[m.path] = 'failed';
+      logError('cloud-a-rotate-finalise-fault', { mount: m.path }, e);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+/**
+ * Undoing a cloud-A lease, idempotently: whatever exists is deleted, whatever is gone already
+ * counts as deleted. Objects are found by the ids recorded and by the names chosen up front,
+ * so a crash between a create and its record leaves nothing behind.
+ */
+import type { Deps } from '../deps';
+import type { EnvReader } from '../cloud-common/env-settings';
+import type { LeaseRecord } from '../sys/leases';
+import { deleteRoleAssignment } from './arm';
+import { effectiveSettings, partitionOf, readConfig, type Settings } from './config';
+import {
+  deleteApplication,
+  deleteServicePrincipal,
+  findApplications,
+  findServicePrincipals,
+  getApplication,
+  ignoreNotFound,
+  removeGroupMember,
+  removePassword,
+} from './graph';
+import { isCredsRecord, type DynamicRecord, type StaticRecord } from './records';
+
+export function cloudARevoker(deps: Deps, readEnv: EnvReader) {
+  return async (lease: LeaseRecord): Promise<void> => {
+    const record = lease.revoke;
+    if (!isCredsRecord(record)) throw new Error('cloud-a lease without a revocation record');
+    const settings = await effectiveSettings(deps, (await readConfig(partitionOf(deps, lease.mount)))?.value, readEnv);
+    if (record.kind === 'static') await undoStatic(settings, record);
+    else await undoDynamic(settings, record);
+  };
+}
+
+async function undoStatic(s: Settings, r: StaticRecord): Promise<void> {
+  let keyIds = r.keyId ? [r.keyId] : [];
+  if (!r.keyId) {
+    const app = await getApplication(s, r.appObjectId).catch((e: unknown) => (ignoreNotFound(e), undefined));
+    keyIds = (app?.passwordCredentials ?? []).filter((p) => p.displayName === r.passwordName).map((p) => p.keyId);
+  }
+  for (const keyId of keyIds) await removePassword(s, r.appObjectId, keyId);
+}
+
+async function undoDynamic(s: Settings, r: DynamicRecord): Promise<void> {
+  const found = await findApplications(s, 'displayName', r.displayName);
+  const apps = new Map(found.map((a) => [a.id, a.appId]));
+  if (r.appObjectId) apps.set(r.appObjectId, r.appId);
+  const sps = new Set(r.spObjectId ? [r.spObjectId] : []);
+  for (const appId of new Set(apps.values())) if (appId) for (const sp of await findServicePrincipals(s, appId)) sps.add(sp.id);
+  for (const id of r.assignments) await deleteRoleAssignment(s, id);
+  for (const sp of sps) for (const group of r.groups) await removeGroupMember(s, group, sp);
+  for (const sp of sps) await deleteServicePrincipal(s, sp);
+  for (const id of apps.keys()) await deleteApplication(s, id);
+}

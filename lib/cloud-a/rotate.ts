@@ -1,0 +1,97 @@
+/**
+ * rotate-root: a new client secret for the engine's own application; the old passwords are
+ * removed once the new secret is in use. Secret propagation is eventually consistent, so the
+ * new secret is tried a bounded number of times; if it does not work yet, the rotation stays
+ * pending and the scheduled finalisation (or the next rotate-root) completes it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../deps';
+import { BadRequest } from '../errors';
+import type { Partition } from '../store/store';
+import { CloudError, toHttpError } from '../cloud-common/cloud-error';
+import type { EnvReader } from '../cloud-common/env-settings';
+import { withRetries } from '../cloud-common/retry';
+import { changeConfig, effectiveSettings, openPending, readConfig, sealPending, sealSecret, type PendingRotation, type Settings } from './config';
+import { addPassword, findApplications, getApplication, ignoreNotFound, removePassword } from './graph';
+import { accessToken } from './token';
+
+export interface RotateResult {
+  keyId: string;
+  endDate: string;
+  displayName: string;
+  finalised: boolean;
+}
+
+async function settingsOf(deps: Deps, part: Partition, readEnv: EnvReader): Promise<Settings> {
+  const stored = await readConfig(part);
+  if (!stored) throw new BadRequest('the engine is not configured: write config first');
+  return effectiveSettings(deps, stored.value, readEnv);
+}
+
+export async function rotateRoot(deps: Deps, part: Partition, readEnv: EnvReader, attempts = 4): Promise<RotateResult> {
+  if (readEnv().CLOUDA_CLIENT_SECRET) throw new BadRequest('the client secret comes from CLOUDA_CLIENT_SECRET and cannot be rotated here');
+  try {
+    await finalise(deps, part, readEnv, 1);
+    const s = await settingsOf(deps, part, readEnv);
+    const apps = await findApplications(s, 'appId', s.clientId);
+    if (apps.length === 0) throw new BadRequest('no application found for the configured client_id');
+    if (apps.length > 1) throw new BadRequest('multiple applications found: check client_id');
+    const app = apps[0]!;
+    const pending: PendingRotation = {
+      state: 'adding',
+      displayName: `latchkey-root-${randomUUID()}`,
+      appObjectId: app.id,
+      removeKeyIds: (app.passwordCredentials ?? []).map((p) => p.keyId),
+      keyId: '',
+      secret: null,
+      endDate: new Date(deps.now() + s.rootPasswordTtl * 1000).toISOString(),
+      created: deps.now(),
+    };
+    await changeConfig(part, (c) => (c ? { ...c, pending } : undefined));
+    const pw = await addPassword(s, app.id, pending.displayName, pending.endDate);
+    const secret = await sealPending(deps, part, pw.secretText!);
+    await changeConfig(part, (c) => (c ? { ...c, pending: { ...pending, state: 'added', keyId: pw.keyId, secret } } : undefined));
+    const finalised = (await finalise(deps, part, readEnv, attempts)) === 'finalised';
+    return { keyId: pw.keyId, endDate: pw.endDateTime ?? pending.endDate, displayName: pending.displayName, finalised };
+  } catch (e) {
+    throw toHttpError(e, 'rotating the root credentials');
+  }
+}
+
+export type FinaliseOutcome = 'none' | 'pending' | 'finalised' | 'abandoned';
+
+/** Completes a pending rotation if its new secret works; safe to run at any time, repeatedly. */
+export async function finalise(deps: Deps, part: Partition, readEnv: EnvReader, attempts: number): Promise<FinaliseOutcome> {
+  const stored = await readConfig(part);
+  const p = stored?.value.pending;
+  if (!stored || !p) return 'none';
+  const s = await effectiveSettings(deps, stored.value, readEnv);
+  if (p.state === 'adding') {
+    // The new password may or may not exist, and its secret was never stored: remove it.
+    const app = await getApplication(s, p.appObjectId).catch((e: unknown) => (ignoreNotFound(e), undefined));
+    for (const pw of app?.passwordCredentials ?? []) if (pw.displayName === p.displayName) await removePassword(s, p.appObjectId, pw.keyId);
+    await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
+    return 'abandoned';
+  }
+  const secret = await openPending(deps, p);
+  if (p.state === 'added') {
+    const works = await withRetries(() => accessToken(s, s.scopes.graph, secret), {
+      attempts,
+      delayMs: s.retryDelayMs,
+      retryable: (e) => e instanceof CloudError && (e.kind === 'unauthorized' || e.kind === 'throttled' || e.kind === 'server'),
+    }).then(
+      () => true,
+      (e: unknown) => {
+        if (e instanceof CloudError && e.kind !== 'unreachable') return false;
+        throw e;
+      },
+    );
+    if (!works) return 'pending';
+    const sealed = await sealSecret(deps, part, secret);
+    await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, clientSecret: sealed, pending: { ...p, state: 'switched' } } : undefined));
+  }
+  const now = { ...s, clientSecret: secret };
+  for (const keyId of p.removeKeyIds) if (keyId !== p.keyId) await removePassword(now, p.appObjectId, keyId);
+  await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
+  return 'finalised';
+}

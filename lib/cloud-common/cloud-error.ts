@@ -1,0 +1,59 @@
+/**
+ * A failure reported by (or on the way to) a cloud API, classified so the HTTP layer can answer
+ * with a clear 4xx: the cloud's own words are kept only after secrets were scrubbed from them.
+ */
+import { HttpError } from '../errors';
+
+export type CloudErrorKind = 'throttled' | 'unauthorized' | 'forbidden' | 'not-found' | 'conflict' | 'invalid' | 'unreachable' | 'server';
+
+export class CloudError extends Error {
+  constructor(
+    readonly kind: CloudErrorKind,
+    readonly status: number,
+    message: string,
+    readonly code = '',
+  ) {
+    super(message);
+    this.name = 'CloudError';
+  }
+}
+
+export function kindOfStatus(status: number): CloudErrorKind {
+  if (status === 429) return 'throttled';
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not-found';
+  if (status === 409) return 'conflict';
+  if (status >= 500) return 'server';
+  return 'invalid';
+}
+
+/** Removes every known secret (and anything that looks like a bearer token) from `text`. */
+export function scrub(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text.slice(0, 400);
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  return out.replace(/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted]');
+}
+
+/**
+ * The client-facing error for a failed cloud call during `action`: 429 when throttled (retry
+ * later), 400 otherwise (the configuration, the role or the cloud's state needs attention), and
+ * 502 only when the cloud itself failed. The cause is kept for the log.
+ */
+export function toHttpError(e: unknown, action: string): HttpError {
+  if (e instanceof HttpError) return e;
+  if (!(e instanceof CloudError)) return new HttpError(500, ['internal error'], { cause: e });
+  const what = `${action}: ${e.message}`;
+  switch (e.kind) {
+    case 'throttled':
+      return new HttpError(429, [`${what} (the cloud is throttling requests; retry later)`], { cause: e });
+    case 'unauthorized':
+      return new HttpError(400, [`${what} (the cloud rejected the engine's credentials; check the configuration)`], { cause: e });
+    case 'forbidden':
+      return new HttpError(400, [`${what} (the engine's identity lacks a permission)`], { cause: e });
+    case 'server':
+      return new HttpError(502, [`${what} (the cloud failed; retry later)`], { cause: e });
+    default:
+      return new HttpError(400, [what], { cause: e });
+  }
+}
