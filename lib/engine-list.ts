@@ -4,6 +4,5 @@
  */
 import { cloudAEngine } from './cloud-a/engine';
 import type { EngineModule } from './engines';
-import { sshEngine } from './ssh/engine';
 
-export const ENGINES: EngineModule[] = [cloudAEngine, sshEngine];
+export const ENGINES: EngineModule[] = [cloudAEngine];
