@@ -4,5 +4,6 @@
  */
 import { cloudAEngine } from './cloud-a/engine';
 import type { EngineModule } from './engines';
+import { sshEngine } from './ssh/engine';
 
-export const ENGINES: EngineModule[] = [cloudAEngine];
+export const ENGINES: EngineModule[] = [cloudAEngine, sshEngine];

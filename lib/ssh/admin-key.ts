@@ -1,0 +1,17 @@
+/** A registered admin key: an unencrypted private key the SSH client (ssh2) can use. */
+import { utils } from 'ssh2';
+import { BadRequest } from '../errors';
+
+export function checkAdminKey(text: string): string {
+  const key = text.trim() + '\n';
+  if (key.length > 32_768) throw new BadRequest('key is too long');
+  let parsed: ReturnType<typeof utils.parseKey>;
+  try {
+    parsed = utils.parseKey(key);
+  } catch (e) {
+    throw new BadRequest('key is not a valid SSH private key', { cause: e });
+  }
+  const first = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!first || first instanceof Error || !first.isPrivateKey()) throw new BadRequest('key is not a valid unencrypted SSH private key');
+  return key;
+}

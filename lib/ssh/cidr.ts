@@ -1,0 +1,39 @@
+/** IP addresses and CIDR blocks of OTP and dynamic roles. */
+import { BlockList, isIP } from 'node:net';
+import { BadRequest } from '../errors';
+
+const family = (ip: string): 'ipv4' | 'ipv6' | undefined => {
+  const v = isIP(ip);
+  return v === 4 ? 'ipv4' : v === 6 ? 'ipv6' : undefined;
+};
+
+/** Checks each block is `address/prefix` (a bare address counts as a host block); returns them trimmed. */
+export function validateCidrs(blocks: string[], field: string): string[] {
+  for (const b of blocks) parseBlock(b, field);
+  return blocks;
+}
+
+function parseBlock(block: string, field: string): { addr: string; prefix: number; fam: 'ipv4' | 'ipv6' } {
+  const [addr = '', prefixText, extra] = block.split('/');
+  const fam = family(addr);
+  const max = fam === 'ipv4' ? 32 : 128;
+  const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+  if (!fam || extra !== undefined || !(prefix >= 0 && prefix <= max)) throw new BadRequest(`invalid CIDR block "${block}" in ${field}`);
+  return { addr, prefix, fam };
+}
+
+export function checkIp(ip: string): string {
+  if (!family(ip)) throw new BadRequest(`invalid IP address "${ip}"`);
+  return ip;
+}
+
+export function ipInBlocks(ip: string, blocks: string[]): boolean {
+  const fam = family(ip);
+  if (!fam || blocks.length === 0) return false;
+  const list = new BlockList();
+  for (const b of blocks) {
+    const p = parseBlock(b, 'cidr_list');
+    list.addSubnet(p.addr, p.prefix, p.fam);
+  }
+  return list.check(ip, fam);
+}

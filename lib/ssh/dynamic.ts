@@ -1,0 +1,81 @@
+/**
+ * Dynamic keys: a fresh RSA key pair whose public half is installed on the target host by the
+ * role's install script, run over SSH as admin_user. The lease is written first (write-ahead):
+ * its revocation uninstalls the key; a failed install abandons it so no lease is left behind.
+ */
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Json } from '../store/store';
+import type { Leases } from '../sys/leases';
+import { BadRequest } from '../errors';
+import { runScript, RemoteError, type RemoteHost } from './remote';
+import type { Role } from './role';
+import { publicLine } from './ssh-key';
+import type { SshStore } from './ssh-store';
+
+const generate = promisify(generateKeyPair);
+
+export interface DynamicRevoke {
+  [k: string]: Json;
+  kind: 'dynamic';
+  phase: 'installing' | 'installed' | 'abandoned';
+  partition_mount: string;
+  host: string;
+  port: number;
+  admin_user: string;
+  key_name: string;
+  username: string;
+  key_line: string;
+  install_script: string;
+}
+
+export interface IssueDynamic {
+  mount: string;
+  roleName: string;
+  role: Role;
+  ip: string;
+  username: string;
+  ttl: number;
+  maxTtl: number;
+}
+
+async function adminHost(store: SshStore, r: Pick<DynamicRevoke, 'host' | 'port' | 'admin_user' | 'key_name'>): Promise<RemoteHost> {
+  const adminKey = await store.getKey(r.key_name);
+  if (adminKey === undefined) throw new BadRequest(`key "${r.key_name}" is not registered`);
+  return { host: r.host, port: r.port, adminUser: r.admin_user, adminKey };
+}
+
+export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDynamic) {
+  const { privateKey } = await generate('rsa', { modulusLength: o.role.keyBits });
+  const keyLine = `${o.role.keyOptionSpecs ? `${o.role.keyOptionSpecs} ` : ''}${publicLine(privateKey).trim()}`;
+  const revoke: DynamicRevoke = {
+    kind: 'dynamic', phase: 'installing', partition_mount: o.mount, host: o.ip, port: o.role.port, admin_user: o.role.adminUser,
+    key_name: o.role.key, username: o.username, key_line: keyLine, install_script: o.role.installScript,
+  };
+  const host = await adminHost(store, revoke);
+  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke });
+  try {
+    await runScript(host, { op: 'install', keyLine, username: o.username, script: o.role.installScript });
+  } catch (e) {
+    await abandon(host, revoke, leases, lease.lease_id, e);
+    throw e;
+  }
+  await leases.update(lease.lease_id, { ...revoke, phase: 'installed' });
+  return { privateKey: privateKey.export({ format: 'pem', type: 'pkcs1' }).toString(), lease };
+}
+
+/** After a failed install: undo what the script may have done, then drop the lease. */
+async function abandon(host: RemoteHost, r: DynamicRevoke, leases: Leases, leaseId: string, cause: unknown): Promise<void> {
+  if (cause instanceof RemoteError && cause.stage === 'script') {
+    await runScript(host, { op: 'uninstall', keyLine: r.key_line, username: r.username, script: r.install_script }).catch(() => undefined);
+  }
+  await leases.update(leaseId, { ...r, phase: 'abandoned' });
+  await leases.revoke(leaseId);
+}
+
+/** The revocation of a dynamic lease: uninstall (idempotent: removing an absent line succeeds). */
+export async function revokeDynamic(store: SshStore, r: DynamicRevoke): Promise<void> {
+  if (r.phase === 'abandoned') return;
+  const host = await adminHost(store, r);
+  await runScript(host, { op: 'uninstall', keyLine: r.key_line, username: r.username, script: r.install_script });
+}

@@ -1,0 +1,30 @@
+/** The SSH engine: CA signing, one-time passwords and dynamic keys. */
+import type { Deps } from '../deps';
+import type { EngineModule } from '../engines';
+import type { LeaseRecord } from '../sys/leases';
+import { revokeDynamic, type DynamicRevoke } from './dynamic';
+import { otpKey, type OtpRevoke } from './otp';
+import { configPaths } from './paths/config';
+import { credsPaths } from './paths/creds';
+import { keyPaths, rolePaths } from './paths/roles';
+import { signPaths } from './paths/sign';
+import { SshStore } from './ssh-store';
+
+type SshRevoke = OtpRevoke | DynamicRevoke | { kind: 'cert' };
+
+/** Undoes an SSH lease; every branch is idempotent. */
+export function sshRevoker(deps: Deps) {
+  return async (lease: LeaseRecord): Promise<void> => {
+    const r = lease.revoke as unknown as SshRevoke;
+    if (r.kind === 'cert') return;
+    const store = new SshStore(deps, r.partition_mount);
+    if (r.kind === 'otp') await store.part.delete(otpKey(r.hash));
+    else await revokeDynamic(store, r);
+  };
+}
+
+export const sshEngine: EngineModule = {
+  type: 'ssh',
+  paths: () => [...configPaths, ...keyPaths, ...rolePaths, ...credsPaths, ...signPaths],
+  revoker: sshRevoker,
+};

@@ -1,0 +1,31 @@
+/**
+ * The built-in install script (used when a dynamic role has none): adds or removes one line in
+ * the target user's ~/.ssh/authorized_keys. Called as `script install|uninstall <key file> <user>`,
+ * the same arguments a role's own script receives.
+ */
+export const BUILT_IN_INSTALL_SCRIPT = `#!/bin/sh
+# Latchkey built-in install script: install|uninstall <public key file> <user>
+set -eu
+op="$1"; keyfile="$2"; user="$3"
+run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
+entry=$(getent passwd "$user" || true)
+if [ -z "$entry" ]; then
+  if [ "$op" = uninstall ]; then exit 0; fi
+  echo "no such user: $user" >&2; exit 1
+fi
+home=$(printf '%s' "$entry" | cut -d: -f6)
+group=$(id -gn "$user")
+dir="$home/.ssh"; auth="$dir/authorized_keys"
+key=$(cat "$keyfile")
+if [ "$op" = uninstall ] && ! run test -f "$auth"; then exit 0; fi
+run mkdir -p "$dir"
+run touch "$auth"
+tmp=$(mktemp)
+run cat "$auth" | grep -vxF -- "$key" > "$tmp" || true
+if [ "$op" = install ]; then printf '%s\\n' "$key" >> "$tmp"; fi
+run cp "$tmp" "$auth"
+rm -f "$tmp"
+run chown "$user:$group" "$dir" "$auth"
+run chmod 700 "$dir"
+run chmod 600 "$auth"
+`;

@@ -1,0 +1,62 @@
+/**
+ * One-time passwords: random, handed out once, stored only as a salted hash (HMAC-SHA256 under
+ * the mount's sealed salt). Verification deletes the record conditionally, so of concurrent
+ * verifications exactly one succeeds.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Leases } from '../sys/leases';
+import { BadRequest } from '../errors';
+import type { SshStore } from './ssh-store';
+
+export interface OtpRecord {
+  ip: string;
+  username: string;
+  role_name: string;
+  lease_id: string;
+  expire_time: number;
+}
+
+export interface OtpRevoke {
+  kind: 'otp';
+  partition_mount: string;
+  hash: string;
+}
+
+export const otpKey = (hash: string) => `otp/${hash}`;
+
+export async function otpHash(store: SshStore, otp: string): Promise<string> {
+  return createHmac('sha256', await store.otpSalt()).update(otp).digest('hex');
+}
+
+export interface IssueOtp {
+  mount: string;
+  roleName: string;
+  ip: string;
+  username: string;
+  ttl: number;
+  maxTtl: number;
+}
+
+/** Lease first (write-ahead: its revocation deletes whatever follows), then the hashed record. */
+export async function issueOtp(store: SshStore, leases: Leases, o: IssueOtp) {
+  const otp = randomUUID();
+  const hash = await otpHash(store, otp);
+  const revoke: OtpRevoke = { kind: 'otp', partition_mount: o.mount, hash };
+  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke: { ...revoke } });
+  const record: OtpRecord = { ip: o.ip, username: o.username, role_name: o.roleName, lease_id: lease.lease_id, expire_time: lease.expire_time };
+  await store.part.put(otpKey(hash), { ...record });
+  return { otp, lease };
+}
+
+export async function verifyOtp(store: SshStore, otp: string, nowSeconds: number): Promise<OtpRecord> {
+  if (!otp || otp.length > 256) throw new BadRequest('OTP not found');
+  const key = otpKey(await otpHash(store, otp));
+  const item = await store.part.get<OtpRecord>(key);
+  if (!item) throw new BadRequest('OTP not found');
+  const won = await store.part.delete(key, { ifVersion: item.version }).catch((e: unknown) => {
+    if (e instanceof Error && e.name === 'ConflictError') return false;
+    throw e;
+  });
+  if (!won || item.value.expire_time <= nowSeconds) throw new BadRequest('OTP not found');
+  return item.value;
+}

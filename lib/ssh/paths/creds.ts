@@ -1,0 +1,93 @@
+/** creds/<role> (OTP or dynamic key), lookup (roles by IP) and verify (OTP, no token). */
+import { BadRequest } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath, type MountRef, type Result } from '../../http/path';
+import { checkIp } from '../cidr';
+import { issueDynamic } from '../dynamic';
+import { issueOtp, verifyOtp } from '../otp';
+import type { Role } from '../role';
+import { SshStore } from '../ssh-store';
+import { checkTargetIp, roleAcceptsIp, targetUser } from '../target';
+import type { LeaseRecord } from '../../sys/leases';
+
+const leaseOf = (l: LeaseRecord) => ({ id: l.lease_id, duration: l.expire_time - l.issue_time, renewable: false });
+
+function leaseTtls(role: Role, mount: MountRef) {
+  const maxTtl = role.maxTtl || mount.maxLeaseTtl;
+  return { ttl: Math.min(role.ttl || mount.defaultLeaseTtl, maxTtl), maxTtl };
+}
+
+export const credsPaths = [
+  definePath({
+    pattern: 'creds/:name',
+    fields: {
+      name: f.pathParam({ description: 'Role name.' }),
+      username: f.string({ default: '', description: 'User on the target host; the role default_user when empty.' }),
+      ip: f.string({ required: true, description: 'IP address of the target host.' }),
+    },
+    help: 'Credentials for a host: a one-time password (otp role) or an installed key pair (dynamic role).',
+    operations: {
+      write: async (req): Promise<Result> => {
+        const store = new SshStore(req.deps, req.mount.path);
+        const name = req.data.name;
+        const role = await store.getRole(name);
+        if (!role) throw new BadRequest(`unknown role: ${name.slice(0, 128)}`);
+        if (role.keyType === 'ca') throw new BadRequest(`role "${name}" is a ca role: use sign/${name}`);
+        const zero = (await store.zeroAddressRoles()).includes(name);
+        const ip = checkTargetIp(role, name, req.data.ip, zero);
+        const username = targetUser(role, req.data.username);
+        const base = { mount: req.mount.path, roleName: name, ip, username, ...leaseTtls(role, req.mount) };
+        if (role.keyType === 'otp') {
+          const { otp, lease } = await issueOtp(store, req.deps.leases, base);
+          return { data: { ip, key: otp, key_type: 'otp', port: role.port, username }, lease: leaseOf(lease) };
+        }
+        const { privateKey, lease } = await issueDynamic(store, req.deps.leases, { ...base, role });
+        return { data: dynamicData(role, privateKey, ip, username), lease: leaseOf(lease) };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'lookup',
+    fields: { ip: f.string({ required: true, description: 'IP address.' }) },
+    help: 'The otp and dynamic roles that accept an IP address.',
+    operations: {
+      write: async (req) => {
+        const ip = checkIp(req.data.ip.trim());
+        const store = new SshStore(req.deps, req.mount.path);
+        const zero = await store.zeroAddressRoles();
+        const roles = (await store.listRoles()).filter((r) => roleAcceptsIp(r.role, ip, zero.includes(r.name))).map((r) => r.name);
+        return { data: { roles } };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'verify',
+    fields: { otp: f.string({ required: true, description: 'The one-time password.' }) },
+    help: 'Verifies (and consumes) a one-time password; no token needed.',
+    unauthenticated: ['write'],
+    operations: {
+      write: async (req) => {
+        const r = await verifyOtp(new SshStore(req.deps, req.mount.path), req.data.otp, Math.floor(req.deps.now() / 1000));
+        return { data: { ip: r.ip, username: r.username, role_name: r.role_name } };
+      },
+    },
+  }),
+];
+
+function dynamicData(role: Role, privateKey: string, ip: string, username: string) {
+  return {
+    admin_user: role.adminUser,
+    allowed_users: role.allowedUsers.join(','),
+    cidr_list: role.cidrList.join(','),
+    default_user: role.defaultUser,
+    exclude_cidr_list: role.excludeCidrList.join(','),
+    install_script: role.installScript,
+    key: privateKey,
+    key_bits: role.keyBits,
+    key_option_specs: role.keyOptionSpecs,
+    key_type: 'dynamic',
+    port: role.port,
+    ip,
+    username,
+  };
+}

@@ -1,0 +1,77 @@
+/** roles/<name> (write, read, delete) and roles (list with key_info). */
+import { BadRequest, NotFound } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath } from '../../http/path';
+import { mutate } from '../../store/store';
+import { checkAdminKey } from '../admin-key';
+import { checkName } from '../names';
+import { buildRole, roleView } from '../role';
+import { SshStore } from '../ssh-store';
+import { roleFields, roleInput } from './role-fields';
+
+export const rolePaths = [
+  definePath({
+    pattern: 'roles',
+    fields: {},
+    help: 'List the roles, with each role\'s key_type.',
+    operations: {
+      list: async (req) => {
+        const roles = await new SshStore(req.deps, req.mount.path).listRoles();
+        if (roles.length === 0) throw new NotFound();
+        return {
+          data: {
+            keys: roles.map((r) => r.name),
+            key_info: Object.fromEntries(roles.map((r) => [r.name, { key_type: r.role.keyType }])),
+          },
+        };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'roles/:name',
+    fields: roleFields,
+    help: 'Manage a role: otp, dynamic or ca.',
+    operations: {
+      write: async (req) => {
+        const name = checkName(req.data.name, 'role');
+        const store = new SshStore(req.deps, req.mount.path);
+        const zeroAddress = (await store.zeroAddressRoles()).includes(name);
+        const role = buildRole(roleInput(req.data), { zeroAddress });
+        if (role.keyType === 'dynamic' && !(await store.hasKey(role.key))) throw new BadRequest(`key "${role.key}" is not registered`);
+        await store.putRole(name, role);
+      },
+      read: async (req) => {
+        const role = await new SshStore(req.deps, req.mount.path).getRole(req.data.name);
+        if (!role) throw new NotFound();
+        return { data: roleView(role) };
+      },
+      delete: async (req) => {
+        const store = new SshStore(req.deps, req.mount.path);
+        await store.deleteRole(req.data.name);
+        await mutate<{ roles: string[] }>(store.part, 'config/zeroaddress', (cur) =>
+          cur?.roles.includes(req.data.name) ? { roles: cur.roles.filter((r) => r !== req.data.name) } : undefined,
+        );
+      },
+    },
+  }),
+];
+
+export const keyPaths = [
+  definePath({
+    pattern: 'keys/:name',
+    fields: {
+      name: f.pathParam({ description: 'Key name.' }),
+      key: f.string({ required: true, description: 'An SSH private key with admin rights on the target hosts.' }),
+    },
+    help: 'Register (or replace) and delete the admin keys of dynamic roles.',
+    operations: {
+      write: async (req) => {
+        const name = checkName(req.data.name, 'key');
+        await new SshStore(req.deps, req.mount.path).putKey(name, checkAdminKey(req.data.key));
+      },
+      delete: async (req) => {
+        await new SshStore(req.deps, req.mount.path).deleteKey(req.data.name);
+      },
+    },
+  }),
+];

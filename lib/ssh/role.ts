@@ -1,0 +1,131 @@
+/** SSH roles: what a request may create (rules per key_type) and how each kind reads back. */
+import { formatDuration } from '../duration';
+import { BadRequest } from '../errors';
+import { validateCidrs } from './cidr';
+import { parseKeyLengths, type KeyLengths } from './key-lengths';
+
+export type RoleKind = 'otp' | 'dynamic' | 'ca';
+export const ALGORITHM_SIGNERS = ['', 'default', 'ssh-rsa', 'rsa-sha2-256', 'rsa-sha2-512'] as const;
+
+export interface Role {
+  keyType: RoleKind;
+  key: string;
+  adminUser: string;
+  defaultUser: string;
+  cidrList: string[];
+  excludeCidrList: string[];
+  port: number;
+  keyBits: number;
+  installScript: string;
+  allowedUsers: string[];
+  allowedUsersTemplate: boolean;
+  allowedDomains: string[];
+  keyOptionSpecs: string;
+  ttl: number;
+  maxTtl: number;
+  allowedCriticalOptions: string[];
+  allowedExtensions: string[];
+  defaultCriticalOptions: Record<string, string>;
+  defaultExtensions: Record<string, string>;
+  allowUserCertificates: boolean;
+  allowHostCertificates: boolean;
+  allowBareDomains: boolean;
+  allowSubdomains: boolean;
+  allowUserKeyIds: boolean;
+  keyIdFormat: string;
+  allowedUserKeyLengths: KeyLengths;
+  algorithmSigner: string;
+}
+
+export type RoleInput = Omit<Role, 'allowedUserKeyLengths' | 'keyType'> & { keyType: string; allowedUserKeyLengths: unknown };
+
+export interface RoleContext {
+  /** The role is listed under config/zeroaddress. */
+  zeroAddress: boolean;
+}
+
+/** Validates a role write; returns the role to store. */
+export function buildRole(input: RoleInput, ctx: RoleContext): Role {
+  const kind = input.keyType;
+  if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new BadRequest('missing or invalid key_type: use otp, dynamic or ca');
+  const role: Role = { ...input, keyType: kind, allowedUserKeyLengths: parseKeyLengths(input.allowedUserKeyLengths) };
+  if (kind === 'ca') return checkCaRole(role);
+  if (kind === 'dynamic') {
+    if (!role.key) throw new BadRequest('missing key name');
+    if (!role.adminUser) throw new BadRequest('missing admin_user');
+    if (role.keyBits !== 1024 && role.keyBits !== 2048) throw new BadRequest('invalid key_bits: use 1024 or 2048');
+  }
+  if (!role.defaultUser) throw new BadRequest('missing default_user');
+  if (role.cidrList.length === 0 && !ctx.zeroAddress) throw new BadRequest('missing cidr_list (required unless the role is listed in config/zeroaddress)');
+  validateCidrs(role.cidrList, 'cidr_list');
+  validateCidrs(role.excludeCidrList, 'exclude_cidr_list');
+  if (role.port < 1 || role.port > 65535) throw new BadRequest('invalid port: use 1 to 65535');
+  return role;
+}
+
+function checkCaRole(role: Role): Role {
+  if (!role.allowUserCertificates && !role.allowHostCertificates) {
+    throw new BadRequest('either allow_user_certificates or allow_host_certificates must be set');
+  }
+  if (role.ttl && role.maxTtl && role.ttl > role.maxTtl) throw new BadRequest('ttl cannot be greater than max_ttl');
+  if (!(ALGORITHM_SIGNERS as readonly string[]).includes(role.algorithmSigner)) {
+    throw new BadRequest('invalid algorithm_signer: use ssh-rsa, rsa-sha2-256, rsa-sha2-512 or default');
+  }
+  return role;
+}
+
+const joined = (l: string[]) => l.join(',');
+
+/** The read-back shape of each kind (flat, snake_case). */
+export function roleView(role: Role): Record<string, unknown> {
+  if (role.keyType === 'otp') {
+    return {
+      key_type: 'otp',
+      cidr_list: joined(role.cidrList),
+      exclude_cidr_list: joined(role.excludeCidrList),
+      default_user: role.defaultUser,
+      allowed_users: joined(role.allowedUsers),
+      port: role.port,
+    };
+  }
+  if (role.keyType === 'dynamic') {
+    return {
+      key_type: 'dynamic',
+      key: role.key,
+      admin_user: role.adminUser,
+      default_user: role.defaultUser,
+      cidr_list: joined(role.cidrList),
+      exclude_cidr_list: joined(role.excludeCidrList),
+      port: role.port,
+      key_bits: role.keyBits,
+      allowed_users: joined(role.allowedUsers),
+      key_option_specs: role.keyOptionSpecs,
+      install_script: role.installScript,
+    };
+  }
+  return caRoleView(role);
+}
+
+function caRoleView(role: Role): Record<string, unknown> {
+  return {
+    key_type: 'ca',
+    allow_bare_domains: role.allowBareDomains,
+    allow_host_certificates: role.allowHostCertificates,
+    allow_subdomains: role.allowSubdomains,
+    allow_user_key_ids: role.allowUserKeyIds,
+    allow_user_certificates: role.allowUserCertificates,
+    allowed_critical_options: joined(role.allowedCriticalOptions),
+    allowed_extensions: joined(role.allowedExtensions),
+    default_critical_options: role.defaultCriticalOptions,
+    default_extensions: role.defaultExtensions,
+    max_ttl: formatDuration(role.maxTtl),
+    ttl: formatDuration(role.ttl),
+    allowed_users: joined(role.allowedUsers),
+    allowed_users_template: role.allowedUsersTemplate,
+    allowed_domains: joined(role.allowedDomains),
+    default_user: role.defaultUser,
+    key_id_format: role.keyIdFormat,
+    allowed_user_key_lengths: role.allowedUserKeyLengths,
+    algorithm_signer: role.algorithmSigner || 'default',
+  };
+}

@@ -1,0 +1,28 @@
+/** Who and where credentials of an OTP or dynamic role may be for: username and IP rules. */
+import { BadRequest } from '../errors';
+import { checkIp, ipInBlocks } from './cidr';
+import type { Role } from './role';
+
+const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
+
+export function targetUser(role: Role, requested: string): string {
+  const user = requested || role.defaultUser;
+  if (!USER.test(user)) throw new BadRequest(`invalid username "${user.slice(0, 40)}"`);
+  const allowed = role.allowedUsers;
+  if (allowed.length === 0 || allowed.includes('*') || user === role.defaultUser || allowed.includes(user)) return user;
+  throw new BadRequest(`username "${user}" is not allowed by role`);
+}
+
+/** Whether the role accepts `ip` (zero-address roles accept any address outside the exclusions). */
+export function roleAcceptsIp(role: Role, ip: string, zeroAddress: boolean): boolean {
+  if (role.keyType === 'ca') return false;
+  if (ipInBlocks(ip, role.excludeCidrList)) return false;
+  return zeroAddress || ipInBlocks(ip, role.cidrList);
+}
+
+export function checkTargetIp(role: Role, roleName: string, ipText: string, zeroAddress: boolean): string {
+  const ip = checkIp(ipText.trim());
+  if (ipInBlocks(ip, role.excludeCidrList)) throw new BadRequest(`IP ${ip} is in the exclude_cidr_list of role "${roleName}"`);
+  if (!zeroAddress && !ipInBlocks(ip, role.cidrList)) throw new BadRequest(`IP ${ip} does not belong to role "${roleName}"`);
+  return ip;
+}
