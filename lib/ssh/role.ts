@@ -49,6 +49,7 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
   const kind = input.keyType;
   if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new BadRequest('missing or invalid key_type: use otp, dynamic or ca');
   const role: Role = { ...input, keyType: kind, allowedUserKeyLengths: parseKeyLengths(input.allowedUserKeyLengths) };
+  checkSizes(role);
   if (kind === 'ca') return checkCaRole(role);
   if (kind === 'dynamic') {
     if (!role.key) throw new BadRequest('missing key name');
@@ -61,6 +62,18 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
   validateCidrs(role.excludeCidrList, 'exclude_cidr_list');
   if (role.port < 1 || role.port > 65535) throw new BadRequest('invalid port: use 1 to 65535');
   return role;
+}
+
+const MAX_LIST = 1000;
+
+/** Bounds on what a role may hold; key_option_specs becomes part of an authorized_keys line. */
+function checkSizes(role: Role): void {
+  if (role.installScript.length > 65_536) throw new BadRequest('install_script is too long (64 KiB at most)');
+  if (role.keyOptionSpecs.length > 4096 || /[\x00-\x1f\x7f]/.test(role.keyOptionSpecs)) {
+    throw new BadRequest('invalid key_option_specs: at most 4096 characters, no control characters');
+  }
+  const lists = [role.cidrList, role.excludeCidrList, role.allowedUsers, role.allowedDomains, role.allowedCriticalOptions, role.allowedExtensions];
+  if (lists.some((l) => l.length > MAX_LIST)) throw new BadRequest(`a role list may hold at most ${MAX_LIST} entries`);
 }
 
 function checkCaRole(role: Role): Role {
