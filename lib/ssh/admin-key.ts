@@ -3,6 +3,7 @@ import { utils } from 'ssh2';
 import { BadRequest } from '../errors';
 
 export function checkAdminKey(text: string): string {
+  if (!text.trim()) throw new BadRequest('missing key');
   const key = text.trim() + '\n';
   if (key.length > 32_768) throw new BadRequest('key is too long');
   let parsed: ReturnType<typeof utils.parseKey>;

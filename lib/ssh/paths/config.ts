@@ -60,7 +60,7 @@ export const configPaths = [
   }),
   definePath({
     pattern: 'config/zeroaddress',
-    fields: { roles: f.list({ required: true, description: 'Roles that accept any IP address.' }) },
+    fields: { roles: f.list({ default: [], description: 'Roles that accept any IP address (required on write).' }) },
     help: 'Roles that may issue credentials for any IP address.',
     operations: {
       read: async (req) => {

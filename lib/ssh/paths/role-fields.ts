@@ -5,7 +5,7 @@ import type { RoleInput } from '../role';
 
 export const roleFields = {
   name: f.pathParam({ description: 'Role name.' }),
-  key_type: f.string({ required: true, enum: ['otp', 'dynamic', 'ca'], description: 'otp, dynamic or ca.' }),
+  key_type: f.string({ default: '', description: 'otp, dynamic or ca (required on write).' }),
   key: f.string({ default: '', description: 'Name of a registered admin key (dynamic).' }),
   admin_user: f.string({ default: '', description: 'Admin user on the remote host (dynamic).' }),
   default_user: f.string({ default: '', description: 'Default username for credentials.' }),

@@ -61,7 +61,7 @@ export const keyPaths = [
     pattern: 'keys/:name',
     fields: {
       name: f.pathParam({ description: 'Key name.' }),
-      key: f.string({ required: true, description: 'An SSH private key with admin rights on the target hosts.' }),
+      key: f.string({ default: '', description: 'An SSH private key with admin rights on the target hosts (required on write).' }),
     },
     help: 'Register (or replace) and delete the admin keys of dynamic roles.',
     operations: {
