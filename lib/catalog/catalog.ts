@@ -56,17 +56,25 @@ export class Catalog {
   async register(r: Registration): Promise<void> {
     const existing = await this.node(r.node);
     if (!existing && !r.address) throw new BadRequest('Must provide address if SkipNodeUpdate is not set');
+    // Every check's service is known before anything is written.
+    const serviceNames = await Promise.all(r.checks.map((c) => this.serviceNameFor(r, c.serviceId, c.checkId)));
     const idx = await this.index.next();
     if (!existing || !r.skipNodeUpdate) await this.putNode(r, existing, idx);
     if (r.service) await this.putService({ ...r.service, node: r.node, createIndex: idx, modifyIndex: idx });
-    for (const c of r.checks) {
-      const svc = c.serviceId ? await this.service(r.node, c.serviceId) : undefined;
-      if (c.serviceId && !svc) throw new BadRequest(`Unknown service "${c.serviceId}" for check "${c.checkId}"`);
+    for (const [i, c] of r.checks.entries()) {
       const old = await this.check(r.node, c.checkId);
-      const rec: CheckRecord = { ...c, node: r.node, serviceName: svc?.service ?? '', createIndex: old?.createIndex ?? idx, modifyIndex: idx };
+      const rec: CheckRecord = { ...c, node: r.node, serviceName: serviceNames[i] ?? '', createIndex: old?.createIndex ?? idx, modifyIndex: idx };
       await this.part.put(checkKey(r.node, c.checkId), json(rec));
     }
     await this.index.settle();
+  }
+
+  private async serviceNameFor(r: Registration, serviceId: string, checkId: string): Promise<string> {
+    if (!serviceId) return '';
+    if (serviceId === r.service?.id) return r.service.service;
+    const svc = await this.service(r.node, serviceId);
+    if (!svc) throw new BadRequest(`Unknown service "${serviceId}" for check "${checkId}"`);
+    return svc.service;
   }
 
   private async putNode(r: Registration, existing: NodeRecord | undefined, idx: number): Promise<void> {
