@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdaptorServer } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
 import { startLocal, type LocalService } from '../../functions/local';
+import { catalogService, tokenFor } from './helpers';
 
 let svc: LocalService;
 let dataDir: string;
@@ -78,5 +81,36 @@ describe('python3-consul against the catalog', () => {
       services_after: {},
     });
     expect(Number(out.index)).toBeGreaterThan(0);
+  });
+});
+
+const ACL_SCRIPT = `
+import json, sys
+import consul
+host, port, token = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+c = consul.Consul(host=host, port=port, token=token)
+out = {'put': c.kv.put('team/a', 'allowed'), 'get': c.kv.get('team/a')[1]['Value'].decode()}
+try:
+    c.kv.put('other/b', 'refused')
+    out['denied'] = None
+except consul.ACLPermissionDenied as e:
+    out['denied'] = str(e)
+out['services'] = c.catalog.services()[1]
+print(json.dumps(out))
+`;
+
+describe('python3-consul with ACLs on', () => {
+  it('sends its token as ?token= and is held to its policy', async () => {
+    const acl = await catalogService({ acl: { enabled: true, default_policy: 'deny' } });
+    const token = await tokenFor(acl, 'py-team', { 'catalog/kv/team/*': ['create', 'update', 'read'] });
+    const server = createAdaptorServer({ fetch: acl.catalog.fetch });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', ACL_SCRIPT, '127.0.0.1', String(port), token], { timeout: 60_000 });
+      expect(JSON.parse(stdout)).toEqual({ put: true, get: 'allowed', denied: 'Permission denied', services: {} });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
