@@ -3,7 +3,7 @@
  * Test users are created idempotently (useradd). Always call stop() (afterAll).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { keygen, tempDir, type KeyFiles } from './keys';
@@ -67,7 +67,8 @@ export async function startSshd(o: SshdOptions = {}): Promise<Sshd> {
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const dir = tempDir('latchkey-sshd-');
   const keysDir = join(dir, 'keys');
-  mkdirSync(keysDir);
+  mkdirSync(keysDir, { mode: 0o755 });
+  chmodSync(dir, 0o755); // sshd reads <keys>/%u as the user logging in
   const hostKey = o.hostKey ?? keygen(dir, 'ed25519');
   const port = await freePort();
   const lines = [
