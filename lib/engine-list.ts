@@ -3,7 +3,8 @@
  * functions, the local server, the OpenAPI document and the sweeper all read this list.
  */
 import { cloudAEngine } from './cloud-a/engine';
+import { cloudBEngine } from './cloud-b/engine';
 import type { EngineModule } from './engines';
 import { sshEngine } from './ssh/engine';
 
-export const ENGINES: EngineModule[] = [cloudAEngine, sshEngine];
+export const ENGINES: EngineModule[] = [cloudAEngine, cloudBEngine, sshEngine];

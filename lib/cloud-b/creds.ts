@@ -1,0 +1,94 @@
+/**
+ * Issuing cloud-B credentials. For a policy role: a RAM user, its inline policies (created)
+ * and remote ones (attached), then an access key; the lease is written first and names all of
+ * them, so a failure at any step (here, or a crash) is undone by revocation or the sweeper.
+ * For a role ARN: an STS token from AssumeRole, which expires by itself.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../deps';
+import type { MountRef } from '../http/path';
+import type { Json } from '../store/store';
+import { toHttpError } from '../cloud-common/cloud-error';
+import { leaseTtl } from '../cloud-common/lease-ttl';
+import { logError } from '../log';
+import { attachPolicy, assumeRole, createAccessKey, createPolicy, createUser } from './ram';
+import type { UserRecord } from './records';
+import type { Role } from './role';
+import type { RpcContext } from './rpc';
+
+export interface Issued {
+  accessKey: string;
+  secretKey: string;
+  securityToken?: string;
+  expiration?: string;
+  leaseId: string;
+  ttl: number;
+}
+
+interface Ctx {
+  deps: Deps;
+  mount: MountRef;
+  rpc: RpcContext;
+  roleName: string;
+  role: Role;
+  displayName: string;
+}
+
+/** `<display name>-<role>-<unix time>-<random>`, at most `max` characters, in the cloud's alphabet. */
+export function generatedName(displayName: string, roleName: string, now: number, max: number): string {
+  const tail = `${Math.floor(now / 1000)}-${randomBytes(3).toString('hex')}`;
+  const head = `${displayName}-${roleName}`.replace(/[^A-Za-z0-9.@-]/g, '-').slice(0, max - tail.length - 1);
+  return `${head}-${tail}`;
+}
+
+export async function issueCreds(c: Ctx): Promise<Issued> {
+  return c.role.roleArn ? issueSts(c) : issueUser(c);
+}
+
+async function issueSts(c: Ctx): Promise<Issued> {
+  // The role's ttl (within max_ttl) bounds the token; unset, the cloud's default (1h) applies.
+  const wanted = c.role.maxTtl > 0 && c.role.ttl > c.role.maxTtl ? c.role.maxTtl : c.role.ttl;
+  const seconds = wanted > 0 ? Math.max(900, Math.min(wanted, 43200)) : undefined;
+  const k = await assumeRole(c.rpc, c.role.roleArn, generatedName(c.displayName, c.roleName, c.deps.now(), 32), seconds).catch((e: unknown) => {
+    throw toHttpError(e, 'assuming the role');
+  });
+  const left = Math.max(1, Math.floor((Date.parse(k.Expiration) - c.deps.now()) / 1000));
+  const lease = await c.deps.leases.create({ mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl: left, maxTtl: left, renewable: false, revoke: { kind: 'sts' } });
+  return { accessKey: k.AccessKeyId, secretKey: k.AccessKeySecret, securityToken: k.SecurityToken, expiration: k.Expiration, leaseId: lease.lease_id, ttl: left };
+}
+
+async function issueUser(c: Ctx): Promise<Issued> {
+  const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
+  const userName = generatedName(c.displayName, c.roleName, c.deps.now(), 64);
+  const policyBase = userName.replace(/[^A-Za-z0-9-]/g, '-');
+  const record: UserRecord = {
+    kind: 'user',
+    userName,
+    inlinePolicies: c.role.inlinePolicies.map((p) => `${policyBase}-${p.hash}`),
+    remotePolicies: c.role.remotePolicies,
+    accessKeyId: '',
+  };
+  const lease = await c.deps.leases.create({
+    mount: c.mount.path,
+    engine: 'cloud-b',
+    path: `creds/${c.roleName}`,
+    ttl,
+    maxTtl,
+    renewable: false,
+    revoke: record as unknown as Json,
+  });
+  try {
+    await createUser(c.rpc, userName);
+    for (const [i, p] of c.role.inlinePolicies.entries()) {
+      await createPolicy(c.rpc, record.inlinePolicies[i]!, JSON.stringify(p.policyDocument));
+      await attachPolicy(c.rpc, userName, record.inlinePolicies[i]!, 'Custom');
+    }
+    for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
+    const key = await createAccessKey(c.rpc, userName);
+    await c.deps.leases.update(lease.lease_id, { ...record, accessKeyId: key.id } as unknown as Json);
+    return { accessKey: key.id, secretKey: key.secret, leaseId: lease.lease_id, ttl: lease.expire_time - lease.issue_time };
+  } catch (e) {
+    await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
+    throw toHttpError(e, 'creating credentials');
+  }
+}

@@ -1,0 +1,33 @@
+/** `config`: root access key (write, read without the secret, delete). */
+import { f } from '../../http/fields';
+import { definePath } from '../../http/path';
+import { BadRequest, NotFound } from '../../errors';
+import { CONFIG_KEY, partitionOf, readConfig, writeConfig } from '../config';
+import { flat } from '../flat';
+
+export const configPaths = () => [
+  definePath({
+    pattern: 'config',
+    fields: {
+      access_key: f.string({ description: 'Required. Access key id with the RAM permissions the engine needs.' }),
+      secret_key: f.string({ description: 'Required. Its secret; never read back.' }),
+    },
+    help: 'Configure the access key the engine uses (environment variables and instance metadata are the alternatives).',
+    operations: {
+      write: async (req) => {
+        for (const k of ['access_key', 'secret_key'] as const) if (!req.data[k]) throw new BadRequest(`missing required field "${k}"`);
+        if (!/^[A-Za-z0-9.]{1,128}$/.test(req.data.access_key!)) throw new BadRequest('access_key: expected letters, digits and "."');
+        if (req.data.secret_key!.length > 256) throw new BadRequest('secret_key is too long');
+        await writeConfig(req.deps, partitionOf(req.deps, req.mount.path), req.data.access_key!, req.data.secret_key!);
+      },
+      read: async (req) => {
+        const c = await readConfig(partitionOf(req.deps, req.mount.path));
+        if (!c) throw new NotFound();
+        return flat({ access_key: c.accessKey });
+      },
+      delete: async (req) => {
+        await partitionOf(req.deps, req.mount.path).delete(CONFIG_KEY);
+      },
+    },
+  }),
+];

@@ -1,0 +1,21 @@
+/** What a cloud-B lease must undo, written before anything is created (write-ahead). */
+export interface UserRecord {
+  kind: 'user';
+  userName: string;
+  /** Names of the policies made from the role's inline documents (Custom type). */
+  inlinePolicies: string[];
+  remotePolicies: { name: string; type: string }[];
+  accessKeyId: string;
+}
+
+/** STS tokens cannot be revoked: they expire by themselves. */
+export interface StsRecord {
+  kind: 'sts';
+}
+
+export type CredsRecord = UserRecord | StsRecord;
+
+export function isCredsRecord(v: unknown): v is CredsRecord {
+  const k = (v as { kind?: unknown } | null)?.kind;
+  return k === 'user' || k === 'sts';
+}
