@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoStore } from '../lib/store/dynamo-store';
+import { sdkDynamoApi } from '../lib/store/sdk-api';
 import { startEmbeddedDynamo } from '../lib/store/embedded';
 import { ensureTable } from '../lib/store/setup';
 import type { Json, Partition } from '../lib/store/store';
@@ -61,7 +62,7 @@ export async function run(options: StoreBenchOptions = {}): Promise<StoreBenchRe
   try {
     const table = 'bench';
     await ensureTable(client, table);
-    const part = new DynamoStore(client, table).partition('bench');
+    const part = new DynamoStore(sdkDynamoApi(client), table).partition('bench');
 
     // Warm up connections, the JIT and the LevelDB files.
     await measure(part, 'put', 4, 300, new KeySpace('warm'));

@@ -3,8 +3,8 @@
  * unwrapped with Decrypt. The context is the KMS EncryptionContext, and Decrypt names the key,
  * so a data key wrapped under another KMS key or another context is refused by KMS itself.
  */
-import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import type { DataKey, KeyWrapper } from './key-wrapper';
+import type { KmsApi } from './kms-api';
 
 /**
  * A failed KMS call. The message names only the operation and the KMS error name (plus the
@@ -44,18 +44,18 @@ async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
 
 export class KmsKeyWrapper implements KeyWrapper {
   readonly kind = 'kms';
-  private readonly client: KMSClient;
+  private readonly api: KmsApi;
   private readonly keyId: string;
 
-  constructor(options: { client: KMSClient; keyId: string }) {
+  constructor(options: { api: KmsApi; keyId: string }) {
     if (!options.keyId) throw new Error('a KMS key id is required');
-    this.client = options.client;
+    this.api = options.api;
     this.keyId = options.keyId;
   }
 
   async generateDataKey(context: Record<string, string>): Promise<DataKey> {
     const out = await call('GenerateDataKey', () =>
-      this.client.send(new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: context })),
+      this.api.generateDataKey({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: context }),
     );
     if (out.Plaintext?.length !== 32 || !out.CiphertextBlob?.length) throw new KmsCallError('GenerateDataKey', 'MalformedResponse');
     return { plaintext: Buffer.from(out.Plaintext), wrapped: Buffer.from(out.CiphertextBlob) };
@@ -63,7 +63,7 @@ export class KmsKeyWrapper implements KeyWrapper {
 
   async unwrap(wrapped: Buffer, context: Record<string, string>): Promise<Buffer> {
     const out = await call('Decrypt', () =>
-      this.client.send(new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: wrapped, EncryptionContext: context })),
+      this.api.decrypt({ KeyId: this.keyId, CiphertextBlob: wrapped, EncryptionContext: context }),
     );
     if (out.Plaintext?.length !== 32) throw new KmsCallError('Decrypt', 'MalformedResponse');
     return Buffer.from(out.Plaintext);

@@ -1,17 +1,9 @@
 /**
  * The DynamoDB implementation of the store. The only module that sends storage requests.
  */
-import {
-  BatchWriteItemCommand,
-  DeleteItemCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, WriteRequest } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
+import type { DynamoApi } from './dynamo-api';
 import { BadRequest, ConflictError, ExistsError } from '../errors';
 import * as P from './dynamo-params';
 import type { DeleteOptions, IndexRange, Json, ListOptions, Page, Partition, PutOptions, Store, StoredItem } from './store';
@@ -22,12 +14,12 @@ const MAX_PAGE = 1000;
 
 export class DynamoStore implements Store {
   constructor(
-    readonly client: DynamoDBClient,
+    readonly api: DynamoApi,
     readonly table: string,
   ) {}
 
   partition(name: string): Partition {
-    return new DynamoPartition(this.client, this.table, name);
+    return new DynamoPartition(this.api, this.table, name);
   }
 }
 
@@ -42,14 +34,14 @@ function conditionFailed(e: unknown): boolean {
 
 class DynamoPartition implements Partition {
   constructor(
-    private readonly client: DynamoDBClient,
+    private readonly api: DynamoApi,
     private readonly table: string,
     readonly name: string,
   ) {}
 
   async get<T = Json>(key: string): Promise<StoredItem<T> | undefined> {
     checkKey(key);
-    const out = await this.client.send(new GetItemCommand(P.getParams(this.table, this.name, key)));
+    const out = await this.api.getItem(P.getParams(this.table, this.name, key));
     return out.Item ? this.decode<T>(out.Item) : undefined;
   }
 
@@ -66,9 +58,7 @@ class DynamoPartition implements Partition {
       write = { chunks: { count, gen } };
     }
     try {
-      const out = await this.client.send(
-        new UpdateItemCommand(P.putParams(this.table, this.name, key, { ...write, ...options })),
-      );
+      const out = await this.api.updateItem(P.putParams(this.table, this.name, key, { ...write, ...options }));
       const old = out.Attributes;
       if (old?.gen?.S && old.gen.S !== write.chunks?.gen) await this.deleteChunks(key, old.gen.S);
       return Number(old?.ver?.N ?? 0) + 1;
@@ -82,9 +72,7 @@ class DynamoPartition implements Partition {
   async delete(key: string, options: DeleteOptions = {}): Promise<boolean> {
     checkKey(key);
     try {
-      const out = await this.client.send(
-        new DeleteItemCommand(P.deleteParams(this.table, this.name, key, options.ifVersion)),
-      );
+      const out = await this.api.deleteItem(P.deleteParams(this.table, this.name, key, options.ifVersion));
       if (out.Attributes?.gen?.S) await this.deleteChunks(key, out.Attributes.gen.S);
       return out.Attributes !== undefined;
     } catch (e) {
@@ -94,43 +82,33 @@ class DynamoPartition implements Partition {
   }
 
   async list<T = Json>(prefix: string, options: ListOptions = {}): Promise<Page<StoredItem<T>>> {
-    const out = await this.client.send(
-      new QueryCommand(
-        P.prefixQueryParams(
+    const out = await this.api.query(P.prefixQueryParams(
           this.table,
           this.name,
           prefix,
           pageSize(options),
           cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix)),
-        ),
-      ),
-    );
+        ));
     const items = await Promise.all((out.Items ?? []).map((i) => this.decode<T>(i)));
     return page(items, out.LastEvaluatedKey);
   }
 
   async listKeys(prefix: string, options: ListOptions = {}): Promise<Page<string>> {
-    const out = await this.client.send(
-      new QueryCommand(
-        P.prefixQueryParams(
+    const out = await this.api.query(P.prefixQueryParams(
           this.table,
           this.name,
           prefix,
           pageSize(options),
           cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix)),
           true,
-        ),
-      ),
-    );
+        ));
     return page((out.Items ?? []).map((i) => i.sk?.S ?? ''), out.LastEvaluatedKey);
   }
 
   async queryIndex<T = Json>(name: string, range: IndexRange = {}): Promise<Page<StoredItem<T>>> {
     const ipk = P.indexPartition(this.name, name);
     const start = cursorOf(range.cursor, (k) => P.isIndexStartKey(k, this.name, ipk, range));
-    const out = await this.client.send(
-      new QueryCommand(P.indexQueryParams(this.table, ipk, range, pageSize(range), start)),
-    );
+    const out = await this.api.query(P.indexQueryParams(this.table, ipk, range, pageSize(range), start));
     const items = await Promise.all((out.Items ?? []).map((i) => this.decode<T>(i)));
     return page(items, out.LastEvaluatedKey);
   }
@@ -156,7 +134,7 @@ class DynamoPartition implements Partition {
 
   async increment(key: string, by = 1): Promise<number> {
     checkKey(key);
-    const out = await this.client.send(new UpdateItemCommand(P.incrementParams(this.table, this.name, key, by)));
+    const out = await this.api.updateItem(P.incrementParams(this.table, this.name, key, by));
     return Number(out.Attributes?.n?.N ?? 0);
   }
 
@@ -165,7 +143,7 @@ class DynamoPartition implements Partition {
       let pending: WriteRequest[] = requests.slice(i, i + 25);
       for (let attempt = 0; pending.length; attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-        const out = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [table]: pending } }));
+        const out = await this.api.batchWriteItem({ RequestItems: { [table]: pending } });
         pending = out.UnprocessedItems?.[table] ?? [];
         if (attempt > 10 && pending.length) throw new Error('batch write: items left unprocessed after retries');
       }
@@ -190,15 +168,13 @@ class DynamoPartition implements Partition {
     const parts: Uint8Array[] = [];
     let start: Item | undefined;
     do {
-      const out = await this.client.send(
-        new QueryCommand({
+      const out = await this.api.query({
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': { S: P.chunkPartition(this.name) }, ':p': { S: P.chunkPrefix(key, gen) } },
           ConsistentRead: true,
           ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
+        });
       for (const i of out.Items ?? []) if (i.b?.B) parts.push(i.b.B);
       start = out.LastEvaluatedKey;
     } while (start);
@@ -210,16 +186,14 @@ class DynamoPartition implements Partition {
     const pk = P.chunkPartition(this.name);
     let start: Item | undefined;
     do {
-      const out = await this.client.send(
-        new QueryCommand({
+      const out = await this.api.query({
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': { S: pk }, ':p': { S: P.chunkPrefix(key, gen) } },
           ProjectionExpression: 'pk, sk',
           ConsistentRead: true,
           ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
+        });
       await this.batchWrite((out.Items ?? []).map((k) => ({ DeleteRequest: { Key: { pk: k.pk!, sk: k.sk! } } })));
       start = out.LastEvaluatedKey;
     } while (start);

@@ -3,8 +3,9 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../lib/config';
-import { createDeps } from '../../lib/deps';
+import { createDeps, kmsApi } from '../../lib/deps';
 import { KmsKeyWrapper } from '../../lib/keys/kms-key';
+import { sdkKmsApi } from '../../lib/keys/kms-sdk-api';
 import { createSysApp } from '../../lib/sys/app';
 import { initialize } from '../../lib/sys/init';
 import { startKmsFake, type KmsFake } from '../fakes/kms-server';
@@ -30,13 +31,14 @@ describe('sealing with KMS', () => {
   it('initialises, serves tokens, and a fresh process unseals through KMS Decrypt', async () => {
     const { store, client, table } = await createTestStore();
     const env = { ...readEnvironment({}), tableName: table };
-    const deps = createDeps({ env, store, wrapper: new KmsKeyWrapper({ client: kms, keyId: 'alias/latchkey-test' }) });
+    const deps = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId: 'alias/latchkey-test' }) });
     const { rootToken } = await initialize(deps);
     expect(fake.calls.some((c) => c.operation === 'GenerateDataKey' && c.status === 200)).toBe(true);
 
-    // A second "cold start": new deps, nothing cached, same table.
+    // A second "cold start" as in production: new deps, the lean KMS client (SigV4 checked by the fake).
     fake.calls.length = 0;
-    const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ client: kms, keyId }) });
+    const lean = kmsApi({ ...env, kmsEndpoint: fake.endpoint }, () => fake.credentials);
+    const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: lean, keyId }) });
     const r = await call(createSysApp(cold), 'GET', '/v1/auth/token/lookup-self', { token: rootToken });
     expect(r.status).toBe(200);
     expect(fake.calls.filter((c) => c.operation === 'Decrypt')).toHaveLength(1);
@@ -46,12 +48,19 @@ describe('sealing with KMS', () => {
     expect(raw).not.toContain(rootToken.slice(3));
   });
 
+  it('the lean client is refused by KMS with a wrong secret, and the error leaks nothing', async () => {
+    const env = readEnvironment({});
+    const bad = kmsApi({ ...env, kmsEndpoint: fake.endpoint }, () => ({ ...fake.credentials, secretAccessKey: 'not-the-secret' }));
+    const wrapper = new KmsKeyWrapper({ api: bad, keyId });
+    await expect(wrapper.generateDataKey({ service: 'latchkey', scope: 'x' })).rejects.toThrow(/^KMS GenerateDataKey failed: InvalidSignatureException$/);
+  });
+
   it('a KMS outage surfaces as a 500 with a safe message, not a leak', async () => {
     const { store, table } = await createTestStore();
     const env = { ...readEnvironment({}), tableName: table };
-    const deps = createDeps({ env, store, wrapper: new KmsKeyWrapper({ client: kms, keyId }) });
+    const deps = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId }) });
     const { rootToken } = await initialize(deps);
-    const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ client: kms, keyId }) });
+    const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId }) });
     fake.failNext('Decrypt', 'KMSInternalException', { count: 10 });
     const r = await call(createSysApp(cold), 'GET', '/v1/auth/token/lookup-self', { token: rootToken });
     fake.clearFaults();

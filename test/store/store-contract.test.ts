@@ -480,9 +480,10 @@ afterAll(async () => {
 });
 
 const backends: { backend: string; factory: StoreFactory; start?: () => Promise<void> }[] = [
-  { backend: 'dynalite', factory: () => createTestStore() },
+  { backend: 'dynalite (lean client)', factory: () => createTestStore() },
+  { backend: 'dynalite (SDK client)', factory: () => createTestStore(undefined, 'sdk') },
   {
-    backend: 'DynamoDB Local',
+    backend: 'DynamoDB Local (lean client)',
     start: async () => {
       local = await localStarting;
     },

@@ -2,6 +2,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KmsCallError, KmsKeyWrapper } from '../../lib/keys/kms-key';
+import { sdkKmsApi } from '../../lib/keys/kms-sdk-api';
 import { Sealer } from '../../lib/keys/sealed';
 import { startKmsFake, type KmsFake } from '../fakes/kms-server';
 
@@ -15,7 +16,7 @@ beforeAll(async () => {
   fake = await startKmsFake({ accessKeyId: 'AKIDUNIT', secretAccessKey: 'unit-secret' });
   client = new KMSClient({ endpoint: fake.endpoint, region: 'us-east-1', credentials: fake.credentials, maxAttempts: 3 });
   ({ keyId } = await fake.createKey({ alias: 'alias/latchkey' }));
-  wrapper = new KmsKeyWrapper({ client, keyId });
+  wrapper = new KmsKeyWrapper({ api: sdkKmsApi(client), keyId });
 });
 
 afterAll(async () => {
@@ -51,7 +52,7 @@ describe('KmsKeyWrapper', () => {
   });
 
   it('works through an alias', async () => {
-    const byAlias = new KmsKeyWrapper({ client, keyId: 'alias/latchkey' });
+    const byAlias = new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: 'alias/latchkey' });
     const dk = await byAlias.generateDataKey(ctx);
     expect((await wrapper.unwrap(dk.wrapped, ctx)).equals(dk.plaintext)).toBe(true);
   });
@@ -70,7 +71,7 @@ describe('KmsKeyWrapper', () => {
 
   it('refuses a data key wrapped under another KMS key', async () => {
     const other = await fake.createKey();
-    const dk = await new KmsKeyWrapper({ client, keyId: other.keyId }).generateDataKey(ctx);
+    const dk = await new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: other.keyId }).generateDataKey(ctx);
     expect((await failure(wrapper.unwrap(dk.wrapped, ctx))).errorName).toBe('IncorrectKeyException');
   });
 
@@ -84,13 +85,13 @@ describe('KmsKeyWrapper', () => {
     expect((await wrapper.unwrap(dk.wrapped, ctx)).equals(dk.plaintext)).toBe(true);
 
     const asym = await fake.createKey({ keySpec: 'ECC_NIST_P256', keyUsage: 'SIGN_VERIFY' });
-    expect((await failure(new KmsKeyWrapper({ client, keyId: asym.keyId }).generateDataKey(ctx))).errorName).toBe('InvalidKeyUsageException');
-    expect((await failure(new KmsKeyWrapper({ client, keyId: 'alias/missing' }).generateDataKey(ctx))).errorName).toBe('NotFoundException');
+    expect((await failure(new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: asym.keyId }).generateDataKey(ctx))).errorName).toBe('InvalidKeyUsageException');
+    expect((await failure(new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: 'alias/missing' }).generateDataKey(ctx))).errorName).toBe('NotFoundException');
   });
 
   it('names network failures too', async () => {
     const dead = new KMSClient({ endpoint: 'http://127.0.0.1:1', region: 'us-east-1', credentials: fake.credentials, maxAttempts: 1 });
-    const e = await failure(new KmsKeyWrapper({ client: dead, keyId }).generateDataKey(ctx));
+    const e = await failure(new KmsKeyWrapper({ api: sdkKmsApi(dead), keyId }).generateDataKey(ctx));
     expect(e.message).toBe('KMS GenerateDataKey failed: ECONNREFUSED');
     dead.destroy();
   });

@@ -1,0 +1,123 @@
+/**
+ * A lean client for AWS JSON-protocol services (DynamoDB, KMS): sign, POST, parse, map errors,
+ * retry throttling and 5xx with jittered back-off. It exists for cold start: the official
+ * SDK clients cost ~100 ms to import on this machine (bench/bundle.ts), this costs ~1 ms.
+ */
+import { request as httpRequest, Agent as HttpAgent } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { signJsonPost, type Credentials } from './sigv4';
+
+export class AwsError extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly status: number,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
+export interface JsonClientOptions {
+  service: string;
+  region: string;
+  endpoint: string;
+  /** "DynamoDB_20120810" or "TrentService" */
+  targetPrefix: string;
+  /** "1.0" (DynamoDB) or "1.1" (KMS) */
+  jsonVersion: '1.0' | '1.1';
+  credentials: () => Credentials;
+  maxAttempts?: number;
+  timeoutMs?: number;
+}
+
+const RETRYABLE = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'LimitExceededException',
+  'TransactionInProgressException',
+]);
+
+export function envCredentials(env: NodeJS.ProcessEnv = process.env): Credentials {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) throw new Error('no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)');
+  return { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
+}
+
+export class AwsJsonClient {
+  private readonly url: URL;
+  private readonly agent: HttpAgent | HttpsAgent;
+
+  constructor(private readonly o: JsonClientOptions) {
+    this.url = new URL(o.endpoint);
+    this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  }
+
+  async call<T = Record<string, unknown>>(operation: string, input: unknown): Promise<T> {
+    const attempts = this.o.maxAttempts ?? 4;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.once(operation, JSON.stringify(input))) as T;
+      } catch (e) {
+        const retry = e instanceof AwsError ? e.retryable : isNetworkError(e);
+        if (!retry || attempt >= attempts) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(2000, 50 * 2 ** attempt)));
+      }
+    }
+  }
+
+  private once(operation: string, body: string): Promise<unknown> {
+    const headers = signJsonPost({
+      host: this.url.host,
+      service: this.o.service,
+      region: this.o.region,
+      target: `${this.o.targetPrefix}.${operation}`,
+      contentType: `application/x-amz-json-${this.o.jsonVersion}`,
+      body,
+      credentials: this.o.credentials(),
+    });
+    const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        { hostname: this.url.hostname, port: this.url.port, path: '/', method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d: Buffer) => parts.push(d));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(parts).toString('utf8');
+            const status = res.statusCode ?? 0;
+            let json: Record<string, unknown> = {};
+            try {
+              json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+            } catch {
+              // fall through with an empty body
+            }
+            if (status >= 200 && status < 300) return resolve(json);
+            reject(toError(status, json, res.headers['x-amzn-errortype']));
+          });
+        },
+      );
+      req.setTimeout(this.o.timeoutMs ?? 10_000, () => req.destroy(new Error('request timed out')));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+function toError(status: number, body: Record<string, unknown>, headerType: string | string[] | undefined): AwsError {
+  const rawType = String(body.__type ?? (Array.isArray(headerType) ? headerType[0] : headerType) ?? `Http${status}`);
+  const name = rawType.split('#').pop()!.split(':')[0]!;
+  const message = String(body.message ?? body.Message ?? name);
+  return new AwsError(name, message, status, status >= 500 || RETRYABLE.has(name));
+}
+
+function isNetworkError(e: unknown): boolean {
+  const code = (e as { code?: string } | undefined)?.code;
+  return e instanceof Error && (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT' || e.message === 'request timed out');
+}

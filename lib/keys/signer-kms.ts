@@ -1,0 +1,91 @@
+/**
+ * A signer whose private key never leaves AWS KMS: the digest is computed here and every
+ * signature is a KMS Sign call (MessageType DIGEST). The client is loaded on first use, so
+ * functions that never sign with KMS do not pay for it at cold start.
+ */
+import { createHash } from 'node:crypto';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { KmsCallError } from './kms-key';
+import type { KeyType, SignatureAlgorithm, Signer } from './signer';
+
+export interface KmsSignerOptions {
+  keyId: string;
+  region: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+const clients = new Map<string, Promise<KMSClient>>();
+
+async function clientFor(o: KmsSignerOptions): Promise<KMSClient> {
+  const cacheKey = `${o.region}|${o.endpoint ?? ''}|${o.credentials?.accessKeyId ?? ''}`;
+  let c = clients.get(cacheKey);
+  if (!c) {
+    c = import('@aws-sdk/client-kms').then(
+      ({ KMSClient }) =>
+        new KMSClient({ region: o.region, maxAttempts: 3, ...(o.endpoint ? { endpoint: o.endpoint } : {}), ...(o.credentials ? { credentials: o.credentials } : {}) }),
+    );
+    clients.set(cacheKey, c);
+  }
+  return c;
+}
+
+const SPECS: Record<string, { keyType: KeyType; keyBits: number }> = {
+  RSA_2048: { keyType: 'rsa', keyBits: 2048 },
+  RSA_3072: { keyType: 'rsa', keyBits: 3072 },
+  RSA_4096: { keyType: 'rsa', keyBits: 4096 },
+  ECC_NIST_P256: { keyType: 'ec', keyBits: 256 },
+  ECC_NIST_P384: { keyType: 'ec', keyBits: 384 },
+  ECC_NIST_P521: { keyType: 'ec', keyBits: 521 },
+};
+
+function kmsError(operation: string, e: unknown): KmsCallError {
+  const name = (e as { name?: unknown } | null)?.name;
+  const code = (e as { code?: unknown } | null)?.code;
+  const id = typeof code === 'string' && /^[A-Z_]+$/.test(code) ? code : typeof name === 'string' && /^\w{1,100}$/.test(name) ? name : 'UnknownError';
+  return new KmsCallError(operation, id);
+}
+
+export class KmsSigner implements Signer {
+  readonly kind = 'kms';
+
+  private constructor(
+    private readonly options: KmsSignerOptions,
+    readonly keyType: KeyType,
+    readonly keyBits: number,
+    readonly spki: Buffer,
+  ) {}
+
+  /** Reads the key's public half and spec; refuses keys that cannot sign certificates. */
+  static async open(options: KmsSignerOptions): Promise<KmsSigner> {
+    const client = await clientFor(options);
+    const { GetPublicKeyCommand } = await import('@aws-sdk/client-kms');
+    let out;
+    try {
+      out = await client.send(new GetPublicKeyCommand({ KeyId: options.keyId }));
+    } catch (e) {
+      throw kmsError('GetPublicKey', e);
+    }
+    const spec = SPECS[out.KeySpec ?? ''];
+    if (!spec || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey) throw new Error(`the KMS key is not an asymmetric signing key (${out.KeySpec ?? 'unknown'} ${out.KeyUsage ?? ''})`);
+    return new KmsSigner(options, spec.keyType, spec.keyBits, Buffer.from(out.PublicKey));
+  }
+
+  async sign(data: Buffer, alg: SignatureAlgorithm): Promise<Buffer> {
+    if (!alg.hash) throw new Error('KMS keys sign digests only');
+    const digest = createHash(alg.hash).update(data).digest();
+    const suffix = alg.hash.slice(3);
+    const algorithm = this.keyType === 'rsa' ? `RSASSA_PKCS1_V1_5_SHA_${suffix}` : `ECDSA_SHA_${suffix}`;
+    const client = await clientFor(this.options);
+    const { SignCommand } = await import('@aws-sdk/client-kms');
+    try {
+      const out = await client.send(
+        new SignCommand({ KeyId: this.options.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: algorithm as 'ECDSA_SHA_256' }),
+      );
+      if (!out.Signature?.length) throw new Error('empty signature');
+      return Buffer.from(out.Signature);
+    } catch (e) {
+      throw kmsError('Sign', e);
+    }
+  }
+}
