@@ -6,5 +6,6 @@ import { cloudAEngine } from './cloud-a/engine';
 import { cloudBEngine } from './cloud-b/engine';
 import type { EngineModule } from './engines';
 import { sshEngine } from './ssh/engine';
+import { pkiEngine } from './pki/engine';
 
-export const ENGINES: EngineModule[] = [cloudAEngine, cloudBEngine, sshEngine];
+export const ENGINES: EngineModule[] = [cloudAEngine, cloudBEngine, sshEngine, pkiEngine];

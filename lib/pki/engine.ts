@@ -1,0 +1,28 @@
+/** The PKI engine: its paths for every mount of type pki, and the revoker for certificate leases. */
+import type { EngineModule } from '../engines';
+import type { Deps } from '../deps';
+import type { LeaseRecord } from '../sys/leases';
+import { adminPaths } from './paths/admin';
+import { caAdminPaths } from './paths/ca-admin';
+import { issuePaths } from './paths/issue';
+import { readPaths } from './paths/read';
+import { rolePaths } from './paths/roles';
+import { revokeSerial } from './revoke';
+import { parseSerial } from './serial';
+import { partitionOf } from './storage';
+
+export const pkiEngine: EngineModule = {
+  type: 'pki',
+  paths: () => [...readPaths, ...caAdminPaths, ...rolePaths, ...issuePaths, ...adminPaths],
+  revoker: (deps: Deps) => async (lease: LeaseRecord) => {
+    const serial = (lease.revoke as { serial?: unknown } | null)?.serial;
+    if (typeof serial !== 'string') return;
+    try {
+      await revokeSerial(deps, partitionOf(deps, lease.mount), parseSerial(serial));
+    } catch (e) {
+      // Already gone (tidied) or never stored: nothing left to revoke.
+      if (e instanceof Error && e.name === 'BadRequest' && /not found/.test(e.message)) return;
+      throw e;
+    }
+  },
+};

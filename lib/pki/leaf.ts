@@ -1,0 +1,228 @@
+/**
+ * Issuing leaf certificates: issue (key generated here), sign (a CSR, role rules) and
+ * sign-verbatim (a CSR's own subject and SANs). A pipeline of small rules: names, key, ttl,
+ * template, sign, store.
+ */
+import type { KeyObject } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
+import type { Deps } from '../deps';
+import { BadRequest } from '../errors';
+import { signatureAlgorithm } from '../keys/signer';
+import { generateKey } from '../keys/signer-local';
+import type { Partition } from '../store/store';
+import { storeCertificate } from './certs';
+import { readConfig, DEFAULT_URLS } from './config';
+import { buildCertificate } from './der/certificate';
+import { encodeName, type Subject } from './der/name';
+import { loadIssuer, type Issuer } from './issuer';
+import { checkCsrKey, checkKeyParams } from './key-params';
+import { checkIpSans, checkNames, checkOtherSans, checkSerialNumber, checkUriSans } from './names';
+import type { ParsedCsr } from './parse';
+import { altNamesOf, gatherNames, type NameRequest, type Names } from './request-names';
+import type { CertOutput } from './response';
+import type { Role } from './role';
+import { randomSerial } from './serial';
+import { leafExtensions } from './template';
+import { resolveNotAfter } from './ttl';
+import { onePem } from './pem';
+
+export interface LeafRequest extends NameRequest {
+  ttl?: number | undefined;
+  notAfter?: string | undefined;
+  /** The subject serialNumber attribute. */
+  serialNumber: string;
+}
+
+export interface LeafResult extends CertOutput {
+  warnings: string[];
+  stored: boolean;
+}
+
+export interface MountLimits {
+  defaultLeaseTtl: number;
+  maxLeaseTtl: number;
+}
+
+function checkRoleNames(role: Role, n: Names, serialNumber: string): void {
+  if (n.commonName) checkNames(role, [n.commonName]);
+  checkNames(role, [...n.dns, ...n.email]);
+  checkIpSans(role, n.ip);
+  checkUriSans(role, n.uri);
+  checkOtherSans(role, n.other);
+  checkSerialNumber(role, serialNumber);
+}
+
+function subjectOf(role: Role, commonName: string, serialNumber: string): Subject {
+  return {
+    commonName,
+    organization: role.organization,
+    ou: role.ou,
+    country: role.country,
+    locality: role.locality,
+    province: role.province,
+    streetAddress: role.streetAddress,
+    postalCode: role.postalCode,
+    ...(serialNumber ? { serialNumber } : {}),
+  };
+}
+
+function roleKeyUsages(role: Role): { ku: string[]; eku: string[] } {
+  const eku = [...role.extKeyUsage];
+  if (role.serverFlag) eku.push('ServerAuth');
+  if (role.clientFlag) eku.push('ClientAuth');
+  if (role.codeSigningFlag) eku.push('CodeSigning');
+  if (role.emailProtectionFlag) eku.push('EmailProtection');
+  return { ku: role.keyUsage, eku };
+}
+
+interface Build {
+  issuer: Issuer;
+  spki: Buffer;
+  subject: Buffer;
+  emptySubject: boolean;
+  names: Names;
+  notAfter: number;
+  notBeforeDuration: number;
+  keyUsage: string[];
+  extKeyUsage: string[];
+  extKeyUsageOids: string[];
+  policyIdentifiers: string[];
+  basicConstraintsValidForNonCa: boolean;
+  signatureBits: number;
+}
+
+async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<{ der: Buffer; serial: Buffer }> {
+  const urls = await readConfig(part, 'urls', DEFAULT_URLS);
+  const serial = randomSerial();
+  const now = deps.now();
+  const der = await buildCertificate(
+    {
+      serial,
+      issuer: b.issuer.cert.subjectDer,
+      subject: b.subject,
+      notBefore: now - b.notBeforeDuration * 1000,
+      notAfter: b.notAfter,
+      spki: b.spki,
+      extensions: leafExtensions({
+        spki: b.spki,
+        issuerKeyId: b.issuer.cert.subjectKeyId,
+        altNames: altNamesOf(b.names),
+        emptySubject: b.emptySubject,
+        keyUsage: b.keyUsage,
+        extKeyUsage: b.extKeyUsage,
+        extKeyUsageOids: b.extKeyUsageOids,
+        policyIdentifiers: b.policyIdentifiers,
+        basicConstraintsValidForNonCa: b.basicConstraintsValidForNonCa,
+        urls,
+      }),
+    },
+    b.issuer.signer,
+    signatureAlgorithm(b.issuer.signer, b.signatureBits),
+  );
+  return { der, serial };
+}
+
+function chainOf(issuer: Issuer): string[] {
+  return [issuer.record.certificate, ...issuer.record.chain];
+}
+
+async function finish(part: Partition, issuer: Issuer, built: { der: Buffer; serial: Buffer }, notAfter: number, noStore: boolean, warnings: string[], key?: KeyObject, privateKeyFormat?: string): Promise<LeafResult> {
+  if (!noStore) await storeCertificate(part, built.serial, built.der, notAfter);
+  return {
+    certificate: built.der,
+    serial: built.serial,
+    notAfter,
+    issuingCa: issuer.record.certificate,
+    caChain: chainOf(issuer),
+    ...(key ? { privateKey: key, privateKeyFormat: privateKeyFormat ?? 'der' } : {}),
+    warnings,
+    stored: !noStore,
+  };
+}
+
+function ttlFor(deps: Deps, role: Pick<Role, 'ttl' | 'maxTtl' | 'notAfter'>, req: { ttl?: number | undefined; notAfter?: string | undefined }, mount: MountLimits, issuer: Issuer) {
+  const maxTtl = role.maxTtl || mount.maxLeaseTtl;
+  return resolveNotAfter(
+    deps.now(),
+    { ttl: req.ttl, notAfter: req.notAfter || (req.ttl ? undefined : role.notAfter || undefined) },
+    { defaultTtl: role.ttl || Math.min(mount.defaultLeaseTtl, maxTtl), maxTtl, caNotAfter: issuer.cert.notAfter },
+  );
+}
+
+/** issue/<role>: a new key pair and a certificate for it. */
+export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: LeafRequest, mount: MountLimits, privateKeyFormat: string): Promise<LeafResult> {
+  if (role.keyType === 'any') throw new BadRequest('role key type "any" not allowed for issuing certificates, only signing');
+  if (!req.commonName && role.requireCn) throw new BadRequest('the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false');
+  const names = gatherNames(req);
+  checkRoleNames(role, names, req.serialNumber);
+  const issuer = await loadIssuer(deps, part);
+  const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
+  const key = await generateKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
+  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  const { ku, eku } = roleKeyUsages(role);
+  const built = await buildAndSign(deps, part, {
+    issuer, spki, names, notAfter,
+    subject: encodeName(subjectOf(role, names.commonName, req.serialNumber)),
+    emptySubject: false,
+    notBeforeDuration: role.notBeforeDuration,
+    keyUsage: ku, extKeyUsage: eku, extKeyUsageOids: role.extKeyUsageOids,
+    policyIdentifiers: role.policyIdentifiers,
+    basicConstraintsValidForNonCa: role.basicConstraintsValidForNonCa,
+    signatureBits: role.signatureBits,
+  });
+  return finish(part, issuer, built, notAfter, role.noStore, warnings, key, privateKeyFormat);
+}
+
+/** sign/<role>: a CSR under the role's rules. */
+export async function signLeaf(deps: Deps, part: Partition, role: Role, csr: ParsedCsr, req: LeafRequest, mount: MountLimits): Promise<LeafResult> {
+  checkCsrKey(role, csr);
+  const commonName = role.useCsrCommonName ? (csr.subject.commonName ?? '') : req.commonName;
+  if (!commonName && role.requireCn) throw new BadRequest('the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false');
+  const names = gatherNames({ ...req, commonName }, role.useCsrSans ? csr.sans : undefined);
+  checkRoleNames(role, names, req.serialNumber);
+  const issuer = await loadIssuer(deps, part);
+  const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
+  const { ku, eku } = roleKeyUsages(role);
+  const built = await buildAndSign(deps, part, {
+    issuer, spki: csr.spki, names, notAfter,
+    subject: encodeName(subjectOf(role, commonName, req.serialNumber)),
+    emptySubject: !commonName,
+    notBeforeDuration: role.notBeforeDuration,
+    keyUsage: ku, extKeyUsage: eku, extKeyUsageOids: role.extKeyUsageOids,
+    policyIdentifiers: role.policyIdentifiers,
+    basicConstraintsValidForNonCa: role.basicConstraintsValidForNonCa,
+    signatureBits: role.signatureBits,
+  });
+  return finish(part, issuer, built, notAfter, role.noStore, warnings);
+}
+
+export interface VerbatimRequest {
+  ttl?: number | undefined;
+  notAfter?: string | undefined;
+  keyUsage: string[];
+  extKeyUsage: string[];
+  extKeyUsageOids: string[];
+}
+
+/** sign-verbatim: subject and SANs as the CSR has them; a role, when named, gives ttl and storage. */
+export async function signVerbatim(deps: Deps, part: Partition, role: Role | undefined, csr: ParsedCsr, req: VerbatimRequest, mount: MountLimits): Promise<LeafResult> {
+  if (csr.isCa) throw new BadRequest('will not sign a CSR asking for a CA certificate: use root/sign-intermediate');
+  checkCsrKey({ keyType: 'any', keyBits: 0 }, csr);
+  const issuer = await loadIssuer(deps, part);
+  const limits = role ?? { ttl: 0, maxTtl: 0, notAfter: '' };
+  const { notAfter, warnings } = ttlFor(deps, limits, req, mount, issuer);
+  const names: Names = { commonName: '', dns: csr.sans.dns, email: csr.sans.email, ip: csr.sans.ip, uri: csr.sans.uri, other: csr.sans.other };
+  const built = await buildAndSign(deps, part, {
+    issuer, spki: csr.spki, names, notAfter,
+    subject: csr.subjectDer,
+    emptySubject: !csr.subject.commonName,
+    notBeforeDuration: role?.notBeforeDuration ?? 30,
+    keyUsage: req.keyUsage, extKeyUsage: req.extKeyUsage, extKeyUsageOids: req.extKeyUsageOids,
+    policyIdentifiers: [],
+    basicConstraintsValidForNonCa: false,
+    signatureBits: role?.signatureBits ?? 0,
+  });
+  return finish(part, issuer, built, notAfter, role?.noStore ?? false, warnings);
+}
+
+export const csrFromPem = (pem: string) => onePem(pem, ['CERTIFICATE REQUEST', 'NEW CERTIFICATE REQUEST'], 'the csr');

@@ -1,0 +1,122 @@
+/** revoke, crl/rotate, config/crl, config/urls, tidy, tidy-status, config/auto-tidy. */
+import { BadRequest } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath } from '../../http/path';
+import { DEFAULT_AUTO_TIDY, DEFAULT_CRL, DEFAULT_URLS, readConfig, writeConfig } from '../config';
+import { rebuildCrl } from '../crl';
+import { logError } from '../../log';
+import { revokeSerial } from '../revoke';
+import { parseSerial } from '../serial';
+import { partitionOf } from '../storage';
+import { claimTidy, runTidy, tidyStatus } from '../tidy';
+
+const tidyFields = {
+  tidy_cert_store: f.bool({ default: false }),
+  tidy_revoked_certs: f.bool({ default: false }),
+  safety_buffer: f.duration({ default: 72 * 3600 }),
+};
+
+export const adminPaths = [
+  definePath({
+    pattern: 'revoke',
+    fields: { serial_number: f.string({ required: true }) },
+    help: 'Revoke a certificate by serial number.',
+    operations: {
+      write: async (req) => ({ data: { revocation_time: await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number)) } }),
+    },
+  }),
+  definePath({
+    pattern: 'crl/rotate',
+    fields: {},
+    help: 'Rebuild the CRL now.',
+    operations: {
+      read: async (req) => {
+        await rebuildCrl(req.deps, partitionOf(req.deps, req.mount.path));
+        return { data: { success: true } };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'config/crl',
+    fields: { expiry: f.duration({ default: 72 * 3600 }), disable: f.bool({ default: false }) },
+    help: 'CRL validity and whether revoked entries are listed.',
+    operations: {
+      read: async (req) => {
+        const c = await readConfig(partitionOf(req.deps, req.mount.path), 'crl', DEFAULT_CRL);
+        return { data: { expiry: `${c.expiry / 3600 >= 1 && c.expiry % 3600 === 0 ? `${c.expiry / 3600}h` : `${c.expiry}s`}`, disable: c.disable } };
+      },
+      write: async (req) => {
+        const part = partitionOf(req.deps, req.mount.path);
+        await writeConfig(part, 'crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
+        await rebuildCrl(req.deps, part).catch(() => undefined);
+      },
+    },
+  }),
+  definePath({
+    pattern: 'config/urls',
+    fields: { issuing_certificates: f.list({ default: [] }), crl_distribution_points: f.list({ default: [] }), ocsp_servers: f.list({ default: [] }) },
+    help: 'URLs put into issued certificates.',
+    operations: {
+      read: async (req) => {
+        const u = await readConfig(partitionOf(req.deps, req.mount.path), 'urls', DEFAULT_URLS);
+        return { data: { issuing_certificates: u.issuingCertificates, crl_distribution_points: u.crlDistributionPoints, ocsp_servers: u.ocspServers } };
+      },
+      write: async (req) => {
+        const all = [...req.data.issuing_certificates, ...req.data.crl_distribution_points, ...req.data.ocsp_servers];
+        const bad = all.find((u) => !URL.canParse(u) || u.length > 2048);
+        if (bad !== undefined) throw new BadRequest(`invalid URL "${bad.slice(0, 80)}"`);
+        await writeConfig(partitionOf(req.deps, req.mount.path), 'urls', {
+          issuingCertificates: req.data.issuing_certificates, crlDistributionPoints: req.data.crl_distribution_points, ocspServers: req.data.ocsp_servers,
+        });
+      },
+    },
+  }),
+  definePath({
+    pattern: 'tidy',
+    fields: tidyFields,
+    help: 'Start removing expired certificates and revocations (asynchronous).',
+    operations: {
+      write: async (req) => {
+        const part = partitionOf(req.deps, req.mount.path);
+        const options = { tidyCertStore: req.data.tidy_cert_store, tidyRevokedCerts: req.data.tidy_revoked_certs, safetyBuffer: req.data.safety_buffer };
+        if (!(await claimTidy(req.deps, part, options))) return { status: 202, warnings: ['Tidy operation already in progress.'] };
+        runTidy(req.deps, part).catch((e: unknown) => logError('pki-tidy-fault', { mount: req.mount.path }, e));
+        return { status: 202, warnings: ['Tidy operation successfully started. Any information from the operation will be printed to the server log.'] };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'tidy-status',
+    fields: {},
+    help: 'The state of the current or last tidy.',
+    operations: {
+      read: async (req) => {
+        const s = await tidyStatus(partitionOf(req.deps, req.mount.path));
+        return {
+          data: {
+            safety_buffer: s.safetyBuffer, tidy_cert_store: s.tidyCertStore, tidy_revoked_certs: s.tidyRevokedCerts, state: s.state, error: s.error,
+            time_started: s.timeStarted, time_finished: s.timeFinished, message: s.message,
+            cert_store_deleted_count: s.certStoreDeletedCount, revoked_cert_deleted_count: s.revokedCertDeletedCount,
+          },
+        };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'config/auto-tidy',
+    fields: { enabled: f.bool({ default: false }), interval_duration: f.duration({ default: 12 * 3600 }), ...tidyFields },
+    help: 'Scheduled tidy settings.',
+    operations: {
+      read: async (req) => {
+        const c = await readConfig(partitionOf(req.deps, req.mount.path), 'auto-tidy', DEFAULT_AUTO_TIDY);
+        return { data: { enabled: c.enabled, interval_duration: c.intervalDuration, tidy_cert_store: c.tidyCertStore, tidy_revoked_certs: c.tidyRevokedCerts, safety_buffer: c.safetyBuffer } };
+      },
+      write: async (req) => {
+        await writeConfig(partitionOf(req.deps, req.mount.path), 'auto-tidy', {
+          enabled: req.data.enabled, intervalDuration: Math.max(60, req.data.interval_duration), tidyCertStore: req.data.tidy_cert_store,
+          tidyRevokedCerts: req.data.tidy_revoked_certs, safetyBuffer: req.data.safety_buffer,
+        });
+      },
+    },
+  }),
+];

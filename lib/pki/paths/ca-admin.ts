@@ -1,0 +1,110 @@
+/** CA lifecycle paths: root and intermediate generation, signing intermediates, imports. */
+import { BadRequest } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath } from '../../http/path';
+import { generateIntermediate, generateRoot, importCaBundle, setSigned, signIntermediate } from '../ca';
+import { deleteCaKey } from '../issuer';
+import { csrFromPem } from '../leaf';
+import { parseCsr } from '../parse';
+import { toPem } from '../pem';
+import { privateKeyText } from '../private-key';
+import { certificateData } from '../response';
+import { signSelfIssued } from '../self-issued';
+import { partitionOf } from '../storage';
+import { caFields, formatFields } from './fields';
+import { caRequest, keyChoice } from './wire';
+
+const TYPES = ['exported', 'internal', 'kms'];
+const checkType = (t: string) => {
+  if (!TYPES.includes(t)) throw new BadRequest(`invalid type "${t.slice(0, 40)}": use exported, internal or kms`);
+  return t;
+};
+
+export const caAdminPaths = [
+  definePath({
+    pattern: 'root/generate/:exported',
+    fields: { exported: f.pathParam(), ...caFields },
+    help: 'Generate a self-signed root CA (exported returns the private key; internal keeps it; kms uses a managed key).',
+    operations: {
+      write: async (req) => {
+        const type = checkType(req.data.exported);
+        const part = partitionOf(req.deps, req.mount.path);
+        const out = await generateRoot(req.deps, part, caRequest(req.data), keyChoice(type, req.data), req.mount.maxLeaseTtl);
+        return { data: certificateData({ ...out, privateKeyFormat: req.data.private_key_format || 'der' }, req.data.format), ...(out.warnings.length ? { warnings: out.warnings } : {}) };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'intermediate/generate/:exported',
+    fields: { exported: f.pathParam(), ...caFields },
+    help: 'Generate an intermediate CA key and a CSR for it.',
+    operations: {
+      write: async (req) => {
+        const type = checkType(req.data.exported);
+        const out = await generateIntermediate(req.deps, partitionOf(req.deps, req.mount.path), caRequest(req.data), keyChoice(type, req.data));
+        const der = req.data.format === 'der';
+        return {
+          data: {
+            csr: der ? out.csr.toString('base64') : toPem('CERTIFICATE REQUEST', out.csr),
+            ...(out.privateKey ? { private_key: privateKeyText(out.privateKey, req.data.private_key_format || 'der', der ? 'der' : 'pem'), private_key_type: out.privateKey.asymmetricKeyType } : {}),
+          },
+        };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'root/sign-intermediate',
+    fields: { ...caFields, csr: f.string({ required: true }), use_csr_values: f.bool({ default: false }) },
+    help: 'Sign an intermediate CA CSR with this CA.',
+    operations: {
+      write: async (req) => {
+        const csr = parseCsr(csrFromPem(req.data.csr));
+        const out = await signIntermediate(req.deps, partitionOf(req.deps, req.mount.path), csr, caRequest(req.data), req.data.use_csr_values, req.mount.maxLeaseTtl);
+        return { data: certificateData(out, req.data.format), ...(out.warnings.length ? { warnings: out.warnings } : {}) };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'root/sign-self-issued',
+    fields: { certificate: f.string({ required: true }), require_matching_certificate_algorithms: f.bool({ default: false }), ...formatFields },
+    help: 'Re-sign a self-issued CA certificate with this CA.',
+    sudo: ['write'],
+    operations: {
+      write: async (req) => {
+        const out = await signSelfIssued(req.deps, partitionOf(req.deps, req.mount.path), req.data.certificate, req.data.require_matching_certificate_algorithms);
+        return { data: { certificate: toPem('CERTIFICATE', out.certificate), issuing_ca: out.issuingCa } };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'intermediate/set-signed',
+    fields: { certificate: f.string({ required: true }) },
+    help: 'Accept the signed certificate of the key made by intermediate/generate.',
+    operations: {
+      write: async (req) => {
+        await setSigned(req.deps, partitionOf(req.deps, req.mount.path), req.data.certificate);
+      },
+    },
+  }),
+  definePath({
+    pattern: 'config/ca',
+    fields: { pem_bundle: f.string({ required: true }) },
+    help: 'Import a CA certificate and its private key (replaces the current CA).',
+    operations: {
+      write: async (req) => {
+        await importCaBundle(req.deps, partitionOf(req.deps, req.mount.path), req.data.pem_bundle);
+      },
+    },
+  }),
+  definePath({
+    pattern: 'root',
+    fields: {},
+    help: 'Delete the CA key; the certificate stays readable until a new CA replaces it.',
+    sudo: ['delete'],
+    operations: {
+      delete: async (req) => {
+        await deleteCaKey(partitionOf(req.deps, req.mount.path));
+      },
+    },
+  }),
+];

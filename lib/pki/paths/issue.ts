@@ -1,0 +1,96 @@
+/** issue, sign, sign-verbatim: leaf certificates under a role. */
+import { BadRequest } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath, type Req, type Result } from '../../http/path';
+import { csrFromPem, issueLeaf, signLeaf, signVerbatim, type LeafResult } from '../leaf';
+import { parseCsr } from '../parse';
+import { certificateData } from '../response';
+import type { Role } from '../role';
+import { colonSerial } from '../serial';
+import { partitionOf } from '../storage';
+import { formatFields, nameFields } from './fields';
+import { checkRoleName, readRole } from './roles';
+import { leafRequest as leafRequestOf } from './wire';
+
+async function roleOf(req: Req, name: string): Promise<Role> {
+  const role = await readRole(partitionOf(req.deps, req.mount.path), checkRoleName(name));
+  if (!role) throw new BadRequest(`unknown role: ${name}`);
+  return role;
+}
+
+/** The response, with a lease when the role asks for one (revoking it revokes the certificate). */
+async function respond(req: Req, role: Role | undefined, out: LeafResult, format: string): Promise<Result> {
+  const data = certificateData(out, format);
+  const result: Result = { data, ...(out.warnings.length ? { warnings: out.warnings } : {}) };
+  if (role?.generateLease && out.stored) {
+    const ttl = Math.max(1, Math.floor((out.notAfter - req.deps.now()) / 1000));
+    const lease = await req.deps.leases.create({
+      mount: req.mount.path, engine: 'pki', path: `issue/${req.path.split('/')[1] ?? 'verbatim'}`,
+      ttl, maxTtl: ttl, renewable: false, revoke: { serial: colonSerial(out.serial) },
+    });
+    result.lease = { id: lease.lease_id, duration: ttl, renewable: false };
+  }
+  return result;
+}
+
+const mountLimits = (req: Req) => ({ defaultLeaseTtl: req.mount.defaultLeaseTtl, maxLeaseTtl: req.mount.maxLeaseTtl });
+
+const verbatimFields = {
+  csr: f.string({ required: true }),
+  key_usage: f.list({ default: ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'] }),
+  ext_key_usage: f.list({ default: [] }),
+  ext_key_usage_oids: f.list({ default: [] }),
+  ttl: f.duration(),
+  not_after: f.string({ default: '' }),
+  format: formatFields.format,
+};
+
+const verbatim = async (req: Req<typeof verbatimFields>, roleName: string | undefined) => {
+  const role = roleName ? await roleOf(req as Req, roleName) : undefined;
+  const csr = parseCsr(csrFromPem(req.data.csr));
+  const out = await signVerbatim(req.deps, partitionOf(req.deps, req.mount.path), role, csr, {
+    ttl: req.data.ttl, notAfter: req.data.not_after || undefined,
+    keyUsage: req.data.key_usage, extKeyUsage: req.data.ext_key_usage, extKeyUsageOids: req.data.ext_key_usage_oids,
+  }, mountLimits(req as Req));
+  return respond(req as Req, role, out, req.data.format);
+};
+
+export const issuePaths = [
+  definePath({
+    pattern: 'issue/:name',
+    fields: { name: f.pathParam(), ...nameFields, ...formatFields },
+    help: 'Issue a certificate and private key under a role.',
+    operations: {
+      write: async (req) => {
+        const role = await roleOf(req as Req, req.data.name);
+        const out = await issueLeaf(req.deps, partitionOf(req.deps, req.mount.path), role, leafRequestOf(req.data), mountLimits(req as Req), req.data.private_key_format || 'der');
+        return respond(req as Req, role, out, req.data.format);
+      },
+    },
+  }),
+  definePath({
+    pattern: 'sign/:name',
+    fields: { name: f.pathParam(), csr: f.string({ required: true }), ...nameFields, format: formatFields.format },
+    help: 'Sign a CSR under a role.',
+    operations: {
+      write: async (req) => {
+        const role = await roleOf(req as Req, req.data.name);
+        const csr = parseCsr(csrFromPem(req.data.csr));
+        const out = await signLeaf(req.deps, partitionOf(req.deps, req.mount.path), role, csr, leafRequestOf(req.data), mountLimits(req as Req));
+        return respond(req as Req, role, out, req.data.format);
+      },
+    },
+  }),
+  definePath({
+    pattern: 'sign-verbatim',
+    fields: verbatimFields,
+    help: 'Sign a CSR with its own subject and SANs (dangerous: trusted callers only).',
+    operations: { write: (req) => verbatim(req, undefined) },
+  }),
+  definePath({
+    pattern: 'sign-verbatim/:name',
+    fields: { name: f.pathParam(), ...verbatimFields },
+    help: 'Sign a CSR verbatim, with the ttl and storage rules of a role.',
+    operations: { write: (req) => verbatim(req as unknown as Req<typeof verbatimFields>, req.data.name) },
+  }),
+];

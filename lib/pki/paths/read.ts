@@ -1,0 +1,108 @@
+/** Unauthenticated reads (ca, ca_chain, cert/<serial>, crl) and the certificate lists. */
+import { NotFound } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath, type Req } from '../../http/path';
+import { readCertificate } from '../certs';
+import { currentCrl } from '../crl';
+import { readCa } from '../issuer';
+import { parseCertificate } from '../parse';
+import { onePem, pemBlocks, toPem } from '../pem';
+import { parseSerial } from '../serial';
+import { partitionOf, REVOKED_INDEX, type RevokedRecord } from '../storage';
+
+async function caPem(req: Req): Promise<string> {
+  const ca = await readCa(partitionOf(req.deps, req.mount.path));
+  if (!ca?.certificate) throw new NotFound();
+  return ca.certificate;
+}
+
+/** The issuer and the chain above it; `withRoot` false drops self-signed certificates. */
+async function chain(req: Req, withRoot: boolean): Promise<string[]> {
+  const ca = await readCa(partitionOf(req.deps, req.mount.path));
+  if (!ca?.certificate) return [];
+  const all = [ca.certificate, ...ca.chain];
+  if (withRoot) return all;
+  return all.filter((p) => {
+    const c = parseCertificate(onePem(p, ['CERTIFICATE'], 'CA certificate'));
+    return !c.subjectDer.equals(c.issuerDer);
+  });
+}
+
+const PEM = 'application/pem-certificate-chain';
+const pemDer = (pem: string) => pemBlocks(pem)[0]!.der;
+
+async function certPem(req: Req, serial: string): Promise<{ pem: string; revokedAt?: number }> {
+  if (serial === 'ca') return { pem: await caPem(req) };
+  if (serial === 'ca_chain') return { pem: (await chain(req, true)).join('\n') };
+  if (serial === 'crl') return { pem: toPem('X509 CRL', await currentCrl(req.deps, partitionOf(req.deps, req.mount.path))) };
+  const rec = await readCertificate(partitionOf(req.deps, req.mount.path), parseSerial(serial));
+  if (!rec) throw new NotFound();
+  return { pem: toPem('CERTIFICATE', Buffer.from(rec.der, 'base64')), ...(rec.revokedAt ? { revokedAt: rec.revokedAt } : {}) };
+}
+
+async function listKeys(req: Req, prefix: string) {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await partitionOf(req.deps, req.mount.path).listKeys(prefix, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    keys.push(...page.items.map((k) => (k.slice(prefix.length).match(/../g) ?? []).join(':')));
+    cursor = page.cursor;
+  } while (cursor && keys.length < 100_000);
+  if (!keys.length) throw new NotFound();
+  return { data: { keys } };
+}
+
+export const readPaths = [
+  definePath({ pattern: 'ca', fields: {}, help: 'The CA certificate, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: pemDer(await caPem(req)), contentType: 'application/pkix-cert' } }) } }),
+  definePath({ pattern: 'ca/pem', fields: {}, help: 'The CA certificate, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await caPem(req), contentType: PEM } }) } }),
+  definePath({ pattern: 'ca_chain', fields: {}, help: 'The CA chain without the root, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: (await chain(req, false)).join('\n'), contentType: PEM } }) } }),
+  definePath({ pattern: 'crl', fields: {}, help: 'The CRL, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, partitionOf(req.deps, req.mount.path)), contentType: 'application/pkix-crl' } }) } }),
+  definePath({ pattern: 'crl/pem', fields: {}, help: 'The CRL, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: toPem('X509 CRL', await currentCrl(req.deps, partitionOf(req.deps, req.mount.path))), contentType: 'application/x-pem-file' } }) } }),
+  definePath({
+    pattern: 'cert/:serial/raw/pem',
+    fields: { serial: f.pathParam() },
+    help: 'A certificate, PEM.',
+    unauthenticated: ['read'],
+    operations: { read: async (req) => ({ raw: { body: (await certPem(req as Req, req.data.serial)).pem, contentType: PEM } }) },
+  }),
+  definePath({
+    pattern: 'cert/:serial/raw',
+    fields: { serial: f.pathParam() },
+    help: 'A certificate, DER.',
+    unauthenticated: ['read'],
+    operations: {
+      read: async (req) => {
+        const { pem } = await certPem(req as Req, req.data.serial);
+        return { raw: { body: pemDer(pem), contentType: req.data.serial === 'crl' ? 'application/pkix-crl' : 'application/pkix-cert' } };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'cert/:serial',
+    fields: { serial: f.pathParam() },
+    help: 'A certificate (or the CA, ca_chain, crl), in an envelope.',
+    unauthenticated: ['read'],
+    operations: {
+      read: async (req) => {
+        const c = await certPem(req as Req, req.data.serial);
+        const data: Record<string, unknown> = { certificate: c.pem, revocation_time: c.revokedAt ? Math.floor(c.revokedAt / 1000) : 0 };
+        if (req.data.serial === 'ca_chain') data.ca_chain = await chain(req as Req, true);
+        return { data };
+      },
+    },
+  }),
+  definePath({ pattern: 'certs', fields: {}, help: 'List certificate serials.', operations: { list: (req) => listKeys(req, 'cert/') } }),
+  definePath({
+    pattern: 'certs/revoked',
+    fields: {},
+    help: 'List revoked serials.',
+    operations: {
+      list: async (req) => {
+        const page = await partitionOf(req.deps, req.mount.path).queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000 });
+        const keys = page.items.map((i) => (i.value.serial.match(/../g) ?? []).join(':'));
+        if (!keys.length) throw new NotFound();
+        return { data: { keys } };
+      },
+    },
+  }),
+];

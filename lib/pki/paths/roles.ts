@@ -1,0 +1,110 @@
+/** roles/<name>: the issuing policy, CRUD and LIST. */
+import { BadRequest, NotFound } from '../../errors';
+import { f } from '../../http/fields';
+import { definePath } from '../../http/path';
+import type { Json } from '../../store/store';
+import { normalizeRole, roleToWire, type Role } from '../role';
+import { partitionOf } from '../storage';
+import { subjectFields } from './fields';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const checkRoleName = (name: string) => {
+  if (!NAME.test(name)) throw new BadRequest(`invalid role name "${name.slice(0, 60)}"`);
+  return name;
+};
+
+const roleFields = {
+  name: f.pathParam(),
+  ttl: f.duration({ default: 0 }),
+  max_ttl: f.duration({ default: 0 }),
+  allow_localhost: f.bool({ default: true }),
+  allowed_domains: f.list({ default: [] }),
+  allowed_domains_template: f.bool({ default: false }),
+  allow_bare_domains: f.bool({ default: false }),
+  allow_subdomains: f.bool({ default: false }),
+  allow_glob_domains: f.bool({ default: false }),
+  allow_wildcard_certificates: f.bool({ default: true }),
+  allow_any_name: f.bool({ default: false }),
+  enforce_hostnames: f.bool({ default: true }),
+  allow_ip_sans: f.bool({ default: true }),
+  allowed_uri_sans: f.list({ default: [] }),
+  allowed_uri_sans_template: f.bool({ default: false }),
+  allowed_other_sans: f.list({ default: [] }),
+  allowed_serial_numbers: f.list({ default: [] }),
+  server_flag: f.bool({ default: true }),
+  client_flag: f.bool({ default: true }),
+  code_signing_flag: f.bool({ default: false }),
+  email_protection_flag: f.bool({ default: false }),
+  key_type: f.string({ default: 'rsa', enum: ['rsa', 'ec', 'ed25519', 'any'] }),
+  key_bits: f.int({ default: 0, min: 0 }),
+  signature_bits: f.int({ default: 0, min: 0 }),
+  key_usage: f.list({ default: ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'] }),
+  ext_key_usage: f.list({ default: [] }),
+  ext_key_usage_oids: f.list({ default: [] }),
+  use_csr_common_name: f.bool({ default: true }),
+  use_csr_sans: f.bool({ default: true }),
+  ...subjectFields,
+  generate_lease: f.bool({ default: false }),
+  no_store: f.bool({ default: false }),
+  require_cn: f.bool({ default: true }),
+  policy_identifiers: f.list({ default: [] }),
+  basic_constraints_valid_for_non_ca: f.bool({ default: false }),
+  not_before_duration: f.duration({ default: 30 }),
+  not_after: f.string({ default: '' }),
+};
+
+export async function readRole(part: ReturnType<typeof partitionOf>, name: string): Promise<Role | undefined> {
+  return (await part.get<Role>(`role/${name}`))?.value;
+}
+
+export const rolePaths = [
+  definePath({
+    pattern: 'roles',
+    fields: {},
+    help: 'List roles.',
+    operations: {
+      list: async (req) => {
+        const keys = (await partitionOf(req.deps, req.mount.path).listKeys('role/', { limit: 1000 })).items.map((k) => k.slice(5));
+        if (!keys.length) throw new NotFound();
+        return { data: { keys } };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'roles/:name',
+    fields: roleFields,
+    help: 'Create, read, update or delete a role.',
+    operations: {
+      read: async (req) => {
+        const role = await readRole(partitionOf(req.deps, req.mount.path), checkRoleName(req.data.name));
+        if (!role) throw new NotFound();
+        return { data: roleToWire(role) };
+      },
+      write: async (req) => {
+        const d = req.data;
+        const role = normalizeRole(
+          {
+            ttl: d.ttl, maxTtl: d.max_ttl, allowLocalhost: d.allow_localhost, allowedDomains: d.allowed_domains,
+            allowedDomainsTemplate: d.allowed_domains_template, allowBareDomains: d.allow_bare_domains, allowSubdomains: d.allow_subdomains,
+            allowGlobDomains: d.allow_glob_domains, allowWildcardCertificates: d.allow_wildcard_certificates, allowAnyName: d.allow_any_name,
+            enforceHostnames: d.enforce_hostnames, allowIpSans: d.allow_ip_sans, allowedUriSans: d.allowed_uri_sans,
+            allowedUriSansTemplate: d.allowed_uri_sans_template, allowedOtherSans: d.allowed_other_sans, allowedSerialNumbers: d.allowed_serial_numbers,
+            serverFlag: d.server_flag, clientFlag: d.client_flag, codeSigningFlag: d.code_signing_flag, emailProtectionFlag: d.email_protection_flag,
+            keyType: d.key_type as Role['keyType'], keyBits: d.key_bits, signatureBits: d.signature_bits, keyUsage: d.key_usage,
+            extKeyUsage: d.ext_key_usage, extKeyUsageOids: d.ext_key_usage_oids, useCsrCommonName: d.use_csr_common_name, useCsrSans: d.use_csr_sans,
+            ou: d.ou, organization: d.organization, country: d.country, locality: d.locality, province: d.province,
+            streetAddress: d.street_address, postalCode: d.postal_code, generateLease: d.generate_lease && !d.no_store, noStore: d.no_store,
+            requireCn: d.require_cn, policyIdentifiers: d.policy_identifiers, basicConstraintsValidForNonCa: d.basic_constraints_valid_for_non_ca,
+            notBeforeDuration: d.not_before_duration, notAfter: d.not_after,
+          },
+          req.mount.maxLeaseTtl,
+        );
+        await partitionOf(req.deps, req.mount.path).put(`role/${checkRoleName(d.name)}`, role as unknown as Json);
+        return { data: roleToWire(role) };
+      },
+      delete: async (req) => {
+        await partitionOf(req.deps, req.mount.path).delete(`role/${checkRoleName(req.data.name)}`);
+      },
+    },
+  }),
+];

@@ -1,0 +1,36 @@
+/** PEM text: encoding one block, finding the blocks of a bundle. */
+import { BadRequest } from '../errors';
+
+export interface PemBlock {
+  label: string;
+  der: Buffer;
+}
+
+export function toPem(label: string, der: Buffer): string {
+  const b64 = der.toString('base64');
+  const lines: string[] = [];
+  for (let i = 0; i < b64.length; i += 64) lines.push(b64.slice(i, i + 64));
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----`;
+}
+
+const BLOCK = /-----BEGIN ([A-Z0-9 ]{1,40})-----([A-Za-z0-9+/=\s]*?)-----END \1-----/g;
+
+/** Every PEM block of `text`; refuses text with none. */
+export function pemBlocks(text: string, what = 'PEM data'): PemBlock[] {
+  const out: PemBlock[] = [];
+  for (const m of text.matchAll(BLOCK)) {
+    const der = Buffer.from((m[2] ?? '').replace(/\s+/g, ''), 'base64');
+    if (der.length === 0) throw new BadRequest(`${what}: an empty PEM block`);
+    out.push({ label: m[1] ?? '', der });
+  }
+  if (!out.length) throw new BadRequest(`${what} contains no PEM block`);
+  return out;
+}
+
+/** Exactly one block with one of `labels`. */
+export function onePem(text: string, labels: string[], what: string): Buffer {
+  const blocks = pemBlocks(text, what).filter((b) => labels.includes(b.label));
+  const first = blocks[0];
+  if (!first) throw new BadRequest(`${what} must be PEM of type ${labels.join(' or ')}`);
+  return first.der;
+}

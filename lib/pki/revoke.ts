@@ -1,0 +1,37 @@
+/**
+ * Revocation: idempotent (a second call returns the first time), refused for the CA's own
+ * serial, written ahead of the CRL rebuild so a crash leaves a revocation the next rebuild
+ * picks up.
+ */
+import type { Deps } from '../deps';
+import { BadRequest } from '../errors';
+import { mutate, type Json, type Partition } from '../store/store';
+import { certKey } from './certs';
+import { rebuildCrl } from './crl';
+import { readCa } from './issuer';
+import { parseCertificate } from './parse';
+import { onePem } from './pem';
+import { serialKey } from './serial';
+import { expiryIndexSort, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
+
+/** Returns the revocation time in seconds. */
+export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer): Promise<number> {
+  const key = serialKey(serial);
+  const ca = await readCa(part);
+  if (ca?.certificate && serialKey(parseCertificate(onePem(ca.certificate, ['CERTIFICATE'], 'the CA certificate')).serial) === key) {
+    throw new BadRequest('adding issuer (id: default) to its own CRL is not allowed');
+  }
+  const cert = await part.get<CertRecord>(certKey(serial));
+  if (!cert) throw new BadRequest(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);
+  const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter };
+  try {
+    await part.put(`revoked/${key}`, record as unknown as Json, { ifAbsent: true, index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) } });
+  } catch (e) {
+    if (!(e instanceof Error && e.name === 'ExistsError')) throw e;
+    const first = await part.get<RevokedRecord>(`revoked/${key}`);
+    return Math.floor((first?.value.revokedAt ?? record.revokedAt) / 1000);
+  }
+  await mutate<CertRecord & { [k: string]: Json }>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
+  await rebuildCrl(deps, part);
+  return Math.floor(record.revokedAt / 1000);
+}

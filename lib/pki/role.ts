@@ -1,0 +1,113 @@
+/** A PKI role: the issuing policy. Stored camelCase; read back in the reference's wire shape. */
+import { BadRequest } from '../errors';
+import { formatDuration } from '../duration';
+import { EXT_KEY_USAGES, KEY_USAGES } from './der/extensions';
+import { checkKeyParams } from './key-params';
+import { parseNotAfter } from './ttl';
+
+export interface Role {
+  ttl: number;
+  maxTtl: number;
+  allowLocalhost: boolean;
+  allowedDomains: string[];
+  allowedDomainsTemplate: boolean;
+  allowBareDomains: boolean;
+  allowSubdomains: boolean;
+  allowGlobDomains: boolean;
+  allowWildcardCertificates: boolean;
+  allowAnyName: boolean;
+  enforceHostnames: boolean;
+  allowIpSans: boolean;
+  allowedUriSans: string[];
+  allowedUriSansTemplate: boolean;
+  allowedOtherSans: string[];
+  allowedSerialNumbers: string[];
+  serverFlag: boolean;
+  clientFlag: boolean;
+  codeSigningFlag: boolean;
+  emailProtectionFlag: boolean;
+  keyType: 'rsa' | 'ec' | 'ed25519' | 'any';
+  keyBits: number;
+  signatureBits: number;
+  keyUsage: string[];
+  extKeyUsage: string[];
+  extKeyUsageOids: string[];
+  useCsrCommonName: boolean;
+  useCsrSans: boolean;
+  ou: string[];
+  organization: string[];
+  country: string[];
+  locality: string[];
+  province: string[];
+  streetAddress: string[];
+  postalCode: string[];
+  generateLease: boolean;
+  noStore: boolean;
+  requireCn: boolean;
+  policyIdentifiers: string[];
+  basicConstraintsValidForNonCa: boolean;
+  notBeforeDuration: number;
+  notAfter: string;
+}
+
+/** Checks cross-field rules and fills the key_bits default; throws 400 on a bad combination. */
+export function normalizeRole(r: Role, mountMaxTtl: number): Role {
+  const maxTtl = r.maxTtl || mountMaxTtl;
+  if (r.ttl && r.ttl > maxTtl) throw new BadRequest('"ttl" value must be less than "max_ttl" value');
+  if (r.notAfter) parseNotAfter(r.notAfter);
+  const keyBits = r.keyType === 'any' ? r.keyBits : checkKeyParams(r.keyType, r.keyBits);
+  if (![0, 256, 384, 512].includes(r.signatureBits)) throw new BadRequest(`unsupported signature_bits ${r.signatureBits}: use 0, 256, 384 or 512`);
+  for (const u of r.keyUsage) if (!KEY_USAGES.includes(u.toLowerCase() as (typeof KEY_USAGES)[number])) throw new BadRequest(`unknown key_usage "${u}"`);
+  for (const u of r.extKeyUsage) if (!EXT_KEY_USAGES[u.toLowerCase()]) throw new BadRequest(`unknown ext_key_usage "${u}"`);
+  for (const o of [...r.extKeyUsageOids, ...r.policyIdentifiers]) if (!/^[0-2](\.\d{1,10}){1,30}$/.test(o)) throw new BadRequest(`invalid OID "${o.slice(0, 60)}"`);
+  for (const o of r.allowedOtherSans) if (o !== '*' && !/^[0-2](\.\d+)+;(UTF8|UTF-8):.*$/.test(o)) throw new BadRequest(`invalid allowed_other_sans entry "${o.slice(0, 60)}": expected <oid>;UTF8:<value>`);
+  return { ...r, keyBits };
+}
+
+export function roleToWire(r: Role): Record<string, unknown> {
+  return {
+    ttl: formatDuration(r.ttl),
+    max_ttl: formatDuration(r.maxTtl),
+    allow_localhost: r.allowLocalhost,
+    allowed_domains: r.allowedDomains,
+    allowed_domains_template: r.allowedDomainsTemplate,
+    allow_bare_domains: r.allowBareDomains,
+    allow_subdomains: r.allowSubdomains,
+    allow_glob_domains: r.allowGlobDomains,
+    allow_wildcard_certificates: r.allowWildcardCertificates,
+    allow_any_name: r.allowAnyName,
+    enforce_hostnames: r.enforceHostnames,
+    allow_ip_sans: r.allowIpSans,
+    allowed_uri_sans: r.allowedUriSans,
+    allowed_uri_sans_template: r.allowedUriSansTemplate,
+    allowed_other_sans: r.allowedOtherSans,
+    allowed_serial_numbers: r.allowedSerialNumbers,
+    server_flag: r.serverFlag,
+    client_flag: r.clientFlag,
+    code_signing_flag: r.codeSigningFlag,
+    email_protection_flag: r.emailProtectionFlag,
+    key_type: r.keyType,
+    key_bits: r.keyBits,
+    signature_bits: r.signatureBits,
+    key_usage: r.keyUsage,
+    ext_key_usage: r.extKeyUsage,
+    ext_key_usage_oids: r.extKeyUsageOids,
+    use_csr_common_name: r.useCsrCommonName,
+    use_csr_sans: r.useCsrSans,
+    ou: r.ou,
+    organization: r.organization,
+    country: r.country,
+    locality: r.locality,
+    province: r.province,
+    street_address: r.streetAddress,
+    postal_code: r.postalCode,
+    generate_lease: r.generateLease,
+    no_store: r.noStore,
+    require_cn: r.requireCn,
+    policy_identifiers: r.policyIdentifiers,
+    basic_constraints_valid_for_non_ca: r.basicConstraintsValidForNonCa,
+    not_before_duration: r.notBeforeDuration,
+    not_after: r.notAfter,
+  };
+}
+

@@ -1,0 +1,48 @@
+/**
+ * What a PKI mount keeps in its partition (`pki/<mount>`):
+ *   ca/current      the issuer: certificate, chain above it, key reference (sealed or KMS)
+ *   ca/pending      a key from intermediate/generate waiting for set-signed
+ *   cert/<serial>   one item per certificate, in the `cert-expiry` index by NotAfter
+ *   revoked/<serial> one item per revocation, in the `revoked` index by the cert's NotAfter
+ *   crl/current     the signed CRL and its number (chunked by the store when large)
+ *   role/<name>, config/crl, config/urls, config/auto-tidy, tidy/status, count/certs
+ */
+import type { Deps } from '../deps';
+import type { SealedValue } from '../keys/sealed';
+import type { Partition } from '../store/store';
+
+export const CERT_INDEX = 'cert-expiry';
+export const REVOKED_INDEX = 'revoked';
+
+export type KeyRef = { kind: 'local'; sealed: SealedValue } | { kind: 'kms'; keyId: string; name: string };
+
+export interface CaRecord {
+  [k: string]: unknown;
+  /** PEM of the issuing certificate; empty before set-signed. */
+  certificate: string;
+  /** PEM certificates above it, nearest first. */
+  chain: string[];
+  /** Null after DELETE root: the certificate stays readable, nothing can be signed. */
+  key: KeyRef | null;
+  serial: string;
+}
+
+export interface CertRecord {
+  [k: string]: unknown;
+  /** base64 DER */
+  der: string;
+  notAfter: number;
+  revokedAt?: number;
+}
+
+export interface RevokedRecord {
+  [k: string]: unknown;
+  serial: string;
+  revokedAt: number;
+  notAfter: number;
+}
+
+export const partitionOf = (deps: Deps, mount: string): Partition => deps.store.partition(`pki/${mount}`);
+
+/** Index sort strings: zero-padded seconds, then the serial, so equal expiries stay distinct. */
+export const expiryIndexSort = (notAfterMs: number, serial: string) => `${String(Math.floor(notAfterMs / 1000)).padStart(12, '0')}#${serial}`;

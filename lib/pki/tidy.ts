@@ -1,0 +1,106 @@
+/**
+ * Tidy: removes expired certificates (after a safety buffer) and expired revocations, page by
+ * page through the expiry indexes, never listing everything. The status record is the
+ * write-ahead log: a run cut short (a Lambda timeout) is resumed by the next scheduled run.
+ */
+import type { Deps } from '../deps';
+import { logError } from '../log';
+import { mutate, type Json, type Partition } from '../store/store';
+import { rebuildCrl } from './crl';
+import { CERT_INDEX, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
+
+export interface TidyOptions {
+  tidyCertStore: boolean;
+  tidyRevokedCerts: boolean;
+  safetyBuffer: number;
+}
+
+export interface TidyStatus extends TidyOptions {
+  [k: string]: Json;
+  state: 'Inactive' | 'Running' | 'Finished' | 'Error';
+  error: string | null;
+  timeStarted: string | null;
+  timeFinished: string | null;
+  message: string;
+  certStoreDeletedCount: number;
+  revokedCertDeletedCount: number;
+  /** ms; a Running tidy whose heartbeat is older than STALE_MS is taken over. */
+  heartbeat: number;
+}
+
+const STATUS = 'tidy/status';
+const STALE_MS = 120_000;
+const PAGE = 500;
+
+export const INACTIVE: TidyStatus = {
+  state: 'Inactive', error: null, timeStarted: null, timeFinished: null, message: '', certStoreDeletedCount: 0, revokedCertDeletedCount: 0,
+  tidyCertStore: false, tidyRevokedCerts: false, safetyBuffer: 0, heartbeat: 0,
+};
+
+export async function tidyStatus(part: Partition): Promise<TidyStatus> {
+  return (await part.get<TidyStatus>(STATUS))?.value ?? INACTIVE;
+}
+
+export const isLive = (s: TidyStatus, now: number) => s.state === 'Running' && now - s.heartbeat < STALE_MS;
+
+/** Marks a tidy as started; false when one is already running. */
+export async function claimTidy(deps: Deps, part: Partition, o: TidyOptions): Promise<boolean> {
+  let claimed = false;
+  await mutate<TidyStatus>(part, STATUS, (cur) => {
+    claimed = false;
+    const now = deps.now();
+    if (cur && isLive(cur, now)) return undefined;
+    claimed = true;
+    return { ...INACTIVE, ...o, state: 'Running', timeStarted: new Date(now).toISOString(), heartbeat: now };
+  });
+  return claimed;
+}
+
+async function update(part: Partition, change: Partial<TidyStatus>, heartbeat: number): Promise<void> {
+  await mutate<TidyStatus>(part, STATUS, (cur) => ({ ...(cur ?? INACTIVE), ...change, heartbeat }));
+}
+
+const keyOf = (indexKey: string) => indexKey;
+
+async function tidyIndex(deps: Deps, part: Partition, index: string, cutoff: number, deadline: number, label: (n: number, total: number) => string, counter: 'certStoreDeletedCount' | 'revokedCertDeletedCount'): Promise<boolean> {
+  const to = `${String(Math.floor(cutoff / 1000)).padStart(12, '0')}#\uffff`;
+  const total = index === CERT_INDEX ? Math.max(0, await part.increment('count/certs', 0)) : 0;
+  let checked = 0;
+  let deleted = (await tidyStatus(part))[counter];
+  for (;;) {
+    if (Date.now() > deadline) return false;
+    const page = await part.queryIndex<CertRecord | RevokedRecord>(index, { to, limit: PAGE });
+    if (!page.items.length) return true;
+    const keys = page.items.map((i) => keyOf(i.key));
+    if (index === REVOKED_INDEX) keys.push(...page.items.map((i) => `cert/${i.key.slice('revoked/'.length)}`));
+    await part.batchDelete(keys);
+    if (index === CERT_INDEX) await part.increment('count/certs', -page.items.length);
+    checked += page.items.length;
+    deleted += page.items.length;
+    await update(part, { message: label(checked, Math.max(total, checked)), [counter]: deleted }, deps.now());
+  }
+}
+
+/** Runs (or resumes) the claimed tidy until done or `deadline` (ms); returns whether it finished. */
+export async function runTidy(deps: Deps, part: Partition, deadline = Date.now() + 25_000): Promise<boolean> {
+  const s = await tidyStatus(part);
+  const cutoff = deps.now() - s.safetyBuffer * 1000;
+  try {
+    if (s.tidyCertStore) {
+      const done = await tidyIndex(deps, part, CERT_INDEX, cutoff, deadline, (n, t) => `Tidying certificate store: checking entry ${n} of ${t}`, 'certStoreDeletedCount');
+      if (!done) return false;
+    }
+    if (s.tidyRevokedCerts) {
+      const before = (await tidyStatus(part)).revokedCertDeletedCount;
+      const done = await tidyIndex(deps, part, REVOKED_INDEX, cutoff, deadline, (n, t) => `Tidying revoked certificates: checking certificate ${n} of ${t}`, 'revokedCertDeletedCount');
+      if (!done) return false;
+      if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildCrl(deps, part).catch(() => undefined);
+    }
+    await update(part, { state: 'Finished', timeFinished: new Date(deps.now()).toISOString() }, deps.now());
+    return true;
+  } catch (e) {
+    logError('pki-tidy-fault', { partition: part.name }, e);
+    await update(part, { state: 'Error', error: 'tidy failed; see the service log', timeFinished: new Date(deps.now()).toISOString() }, deps.now());
+    return true;
+  }
+}
