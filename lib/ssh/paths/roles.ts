@@ -1,7 +1,7 @@
 /** roles/<name> (write, read, delete) and roles (list with key_info). */
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath } from '../../http/path';
+import { definePath, type Req, type Result } from '../../http/path';
 import { mutate } from '../../store/store';
 import { checkAdminKey } from '../admin-key';
 import { checkName } from '../names';
@@ -9,23 +9,24 @@ import { buildRole, roleView } from '../role';
 import { SshStore } from '../ssh-store';
 import { roleFields, roleInput } from './role-fields';
 
+async function listRoles(req: Req): Promise<Result> {
+  const roles = await new SshStore(req.deps, req.mount.path).listRoles();
+  if (roles.length === 0) throw new NotFound();
+  return {
+    data: {
+      keys: roles.map((r) => r.name),
+      key_info: Object.fromEntries(roles.map((r) => [r.name, { key_type: r.role.keyType }])),
+    },
+  };
+}
+
 export const rolePaths = [
   definePath({
     pattern: 'roles',
     fields: {},
     help: 'List the roles, with each role\'s key_type.',
-    operations: {
-      list: async (req) => {
-        const roles = await new SshStore(req.deps, req.mount.path).listRoles();
-        if (roles.length === 0) throw new NotFound();
-        return {
-          data: {
-            keys: roles.map((r) => r.name),
-            key_info: Object.fromEntries(roles.map((r) => [r.name, { key_type: r.role.keyType }])),
-          },
-        };
-      },
-    },
+    // GET answers the list too: python3-hvac lists with `?list=True`, which the HTTP layer reads as a plain GET.
+    operations: { list: listRoles, read: listRoles },
   }),
   definePath({
     pattern: 'roles/:name',
