@@ -128,7 +128,7 @@ export async function startCloudAFake(tls: { key: string; cert: string }, o: { t
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res: ServerResponse) => {
     void (async () => {
       const text = await readBody(req);
-      const url = new URL(req.url ?? '/', 'https://fake');
+      const url = new URL('https://fake' + (req.url ?? '/').replace(/^\/+/, '/'));
       const ctx: Ctx = { state, method: req.method ?? 'GET', url, body: parse(text, req.headers['content-type']), origin: `https://${req.headers.host}` };
       const { op, run } = route(req, ctx);
       const fault = faults.find((f) => (f.op === op || f.op === '*') && f.left > 0);
