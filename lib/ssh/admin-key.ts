@@ -1,14 +1,14 @@
 /** A registered admin key: an unencrypted private key the SSH client (ssh2) can use. */
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { BadRequest } from '../errors';
 
 export function checkAdminKey(text: string): string {
   if (!text.trim()) throw new BadRequest('missing key');
   const key = text.trim() + '\n';
   if (key.length > 32_768) throw new BadRequest('key is too long');
-  let parsed: ReturnType<typeof utils.parseKey>;
+  let parsed: ReturnType<typeof ssh2.utils.parseKey>;
   try {
-    parsed = utils.parseKey(key);
+    parsed = ssh2.utils.parseKey(key);
   } catch (e) {
     throw new BadRequest('key is not a valid SSH private key', { cause: e });
   }

@@ -2,7 +2,7 @@
 import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import sshpk from 'sshpk';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { BadRequest } from '../errors';
 import { publicBlob, publicLine } from './ssh-key';
 
@@ -44,7 +44,7 @@ export function parsePrivateKey(text: string, field = 'private_key'): KeyObject 
   try {
     if (!clean.includes('OPENSSH PRIVATE KEY')) return checkType(createPrivateKey(clean), field);
     // OpenSSH's own format: ssh2 reads it into a PEM node:crypto takes (sshpk's PKCS#8 output does not parse).
-    const parsed = utils.parseKey(clean);
+    const parsed = ssh2.utils.parseKey(clean);
     const first = Array.isArray(parsed) ? parsed[0] : parsed;
     if (!first || first instanceof Error || !first.isPrivateKey()) throw new Error('not an unencrypted private key');
     return checkType(createPrivateKey(first.getPrivatePEM()), field);

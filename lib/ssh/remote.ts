@@ -1,5 +1,5 @@
 /** Running an install script on a remote host over SSH (ssh2), as the role's admin user. */
-import { Client } from 'ssh2';
+import ssh2 from 'ssh2';
 import { BadRequest } from '../errors';
 import { BUILT_IN_INSTALL_SCRIPT } from './install-script';
 
@@ -50,7 +50,7 @@ export function scriptCommand(run: ScriptRun): string {
 
 export function runScript(host: RemoteHost, run: ScriptRun): Promise<void> {
   return new Promise((resolve, reject) => {
-    const conn = new Client();
+    const conn = new ssh2.Client();
     let done = false;
     const finish = (err?: Error) => {
       if (done) return;
@@ -72,7 +72,7 @@ export function runScript(host: RemoteHost, run: ScriptRun): Promise<void> {
   });
 }
 
-function exec(conn: Client, run: ScriptRun, where: string, finish: (err?: Error) => void): void {
+function exec(conn: ssh2.Client, run: ScriptRun, where: string, finish: (err?: Error) => void): void {
   conn.exec(scriptCommand(run), (err, stream) => {
     if (err) return finish(new RemoteError(`failed to run the install script on ${where}: ${err.message}`, 'script', err));
     let stderr = '';
