@@ -160,10 +160,10 @@ export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: Le
   const key = await generateKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
   const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
   const { ku, eku } = roleKeyUsages(role);
+  const subject = encodeName(subjectOf(role, names.commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, {
-    issuer, spki, names, notAfter,
-    subject: encodeName(subjectOf(role, names.commonName, req.serialNumber)),
-    emptySubject: false,
+    issuer, spki, names, notAfter, subject,
+    emptySubject: subject.length === 2,
     notBeforeDuration: role.notBeforeDuration,
     keyUsage: ku, extKeyUsage: eku, extKeyUsageOids: role.extKeyUsageOids,
     policyIdentifiers: role.policyIdentifiers,
@@ -183,10 +183,10 @@ export async function signLeaf(deps: Deps, part: Partition, role: Role, csr: Par
   const issuer = await loadIssuer(deps, part);
   const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
   const { ku, eku } = roleKeyUsages(role);
+  const subject = encodeName(subjectOf(role, commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, {
-    issuer, spki: csr.spki, names, notAfter,
-    subject: encodeName(subjectOf(role, commonName, req.serialNumber)),
-    emptySubject: !commonName,
+    issuer, spki: csr.spki, names, notAfter, subject,
+    emptySubject: subject.length === 2,
     notBeforeDuration: role.notBeforeDuration,
     keyUsage: ku, extKeyUsage: eku, extKeyUsageOids: role.extKeyUsageOids,
     policyIdentifiers: role.policyIdentifiers,
@@ -215,7 +215,7 @@ export async function signVerbatim(deps: Deps, part: Partition, role: Role | und
   const built = await buildAndSign(deps, part, {
     issuer, spki: csr.spki, names, notAfter,
     subject: csr.subjectDer,
-    emptySubject: !csr.subject.commonName,
+    emptySubject: csr.subjectDer.length === 2,
     notBeforeDuration: role?.notBeforeDuration ?? 30,
     keyUsage: req.keyUsage, extKeyUsage: req.extKeyUsage, extKeyUsageOids: req.extKeyUsageOids,
     policyIdentifiers: [],
