@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { HttpError } from '../errors';
 import { KmsCallError } from './kms-key';
 import type { KeyType, SignatureAlgorithm, Signer } from './signer';
 
@@ -85,7 +86,8 @@ export class KmsSigner implements Signer {
       if (!out.Signature?.length) throw new Error('empty signature');
       return Buffer.from(out.Signature);
     } catch (e) {
-      throw kmsError('Sign', e);
+      // The upstream failed, not the request: a 502 that names the KMS error, never its text.
+      throw new HttpError(502, [kmsError('Sign', e).message], { cause: e });
     }
   }
 }
