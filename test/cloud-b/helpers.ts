@@ -11,7 +11,7 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function cloudBBench(o: { configure?: boolean } = {}): Promise<Bench> {
+export async function cloudBBench(o: { configure?: boolean; now?: () => number } = {}): Promise<Bench> {
   const tls = fakeTls();
   const fake = await startCloudBFake(tls);
   const env: Record<string, string | undefined> = {
@@ -21,7 +21,7 @@ export async function cloudBBench(o: { configure?: boolean } = {}): Promise<Benc
     CLOUDB_CA_CERT: tls.ca,
     CLOUDB_TIMEOUT_MS: '5000',
   };
-  const svc = await createTestService({ engines: [makeCloudBEngine(() => env)] });
+  const svc = await createTestService({ engines: [makeCloudBEngine(() => env)], ...(o.now ? { now: o.now } : {}) });
   if (o.configure !== false) {
     const r = await call(svc.app, 'POST', '/v1/cloud-b/config', { token: svc.root, body: { access_key: fake.state.root.id, secret_key: fake.state.root.secret } });
     if (r.status !== 204) throw new Error(`config failed: ${r.text}`);
