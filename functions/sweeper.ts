@@ -1,10 +1,12 @@
 import { depsFromEnvironment } from '../lib/deps';
-import { useEngineRevokers } from '../lib/engines';
+import { LambdaInvoker } from '../lib/aws/lambda-invoke';
 import { logInfo } from '../lib/log';
+import { functionNames, useRemoteRevokers } from '../lib/remote-engines';
 import { sweep } from '../lib/sys/sweeper';
 
 const deps = depsFromEnvironment();
-useEngineRevokers(deps);
+// Each lease is revoked by its engine's own function (lib/lambda.ts).
+useRemoteRevokers(deps, functionNames() ?? {}, new LambdaInvoker(deps.env.region, process.env.LAMBDA_ENDPOINT));
 
 /** Scheduled every minute: revoke due leases (with back-off on failures), drop expired tokens. */
 export async function handler(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }) {

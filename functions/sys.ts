@@ -1,11 +1,14 @@
 import { handle } from 'hono/aws-lambda';
+import { LambdaInvoker } from '../lib/aws/lambda-invoke';
 import { depsFromEnvironment } from '../lib/deps';
-import { engineRoutes, loadEngines, useEngineRevokers } from '../lib/engines';
+import { functionNames, remoteOpenApiPaths, useRemoteRevokers } from '../lib/remote-engines';
 import { createSysApp } from '../lib/sys/app';
 
+// Engine code stays in the engine functions: sys invokes them to revoke their leases and to
+// describe their paths (lib/lambda.ts), so this bundle holds sys alone.
 const deps = depsFromEnvironment();
-useEngineRevokers(deps);
+const names = functionNames() ?? {};
+const invoker = new LambdaInvoker(deps.env.region, process.env.LAMBDA_ENDPOINT);
+useRemoteRevokers(deps, names, invoker);
 
-export const handler = handle(
-  createSysApp(deps, async () => [...engineRoutes(deps.mounts, await loadEngines()), ...(await import('../lib/catalog/routes')).catalogRouteSets()]),
-);
+export const handler = handle(createSysApp(deps, async () => [], () => remoteOpenApiPaths(names, invoker)));

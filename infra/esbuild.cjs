@@ -13,11 +13,16 @@ const esbuild = {
   target: 'node22',
   format: 'esm',
   mainFields: ['module', 'main'],
-  // Everything is bundled, @aws-sdk/* included: the zip holds all the function needs.
-  external: [],
+  // Everything is bundled, @aws-sdk/* included: the zip holds all the function needs. Native
+  // addons (ssh2's optional crypto binding, cpu-features) are left out: their packages load them
+  // in a try/catch and fall back to JavaScript, which is what runs on Lambda.
+  external: ['*.node'],
   legalComments: 'none',
   banner: {
-    js: "import{createRequire as __latchkeyRequire}from'node:module';const require=__latchkeyRequire(import.meta.url);",
+    // CommonJS dependencies bundled into ESM still expect require, __filename and __dirname.
+    js:
+      "import{createRequire as __lkRequire}from'node:module';import{fileURLToPath as __lkPath}from'node:url';import{dirname as __lkDir}from'node:path';" +
+      'const require=__lkRequire(import.meta.url);const __filename=__lkPath(import.meta.url);const __dirname=__lkDir(__filename);',
   },
 };
 

@@ -41,9 +41,24 @@ const http = (name, prefixes) => ({
   events: routes(prefixes),
 });
 
+/** The functions sys and the sweeper invoke (engines and the catalog), by name. */
+function invokedFunctions(mounts = readMounts(), exists = hasSource) {
+  return Object.keys(routeTable(mounts, exists)).filter((n) => n !== 'sys');
+}
+
+/**
+ * LATCHKEY_FUNCTIONS for sys and the sweeper: engine type -> deployed function name
+ * (the framework names functions <service>-<stage>-<name>, i.e. <stack name>-<name>).
+ */
+function functionsEnvironment(mounts = readMounts(), exists = hasSource) {
+  const map = Object.fromEntries(invokedFunctions(mounts, exists).map((n) => [n, `\${AWS::StackName}-${n}`]));
+  return { LATCHKEY_FUNCTIONS: { 'Fn::Sub': JSON.stringify(map) } };
+}
+
 function buildFunctions(mounts = readMounts(), exists = hasSource) {
   const out = {};
   for (const [name, prefixes] of Object.entries(routeTable(mounts, exists))) out[name] = http(name, prefixes);
+  out.sys.environment = functionsEnvironment(mounts, exists);
   out.sweeper = {
     handler: 'functions/sweeper.handler',
     description: 'Latchkey lease sweeper: revokes due leases, drops expired tokens',
@@ -51,8 +66,9 @@ function buildFunctions(mounts = readMounts(), exists = hasSource) {
     // The sweep keeps 5 s of its remaining time; under a minute so runs do not overlap much.
     timeout: 55,
     events: [{ schedule: 'rate(1 minute)' }],
+    environment: functionsEnvironment(mounts, exists),
   };
   return out;
 }
 
-module.exports = { CATALOG_PREFIXES, SYS_PREFIXES, readMounts, routeTable, buildFunctions, functions: buildFunctions() };
+module.exports = { CATALOG_PREFIXES, SYS_PREFIXES, readMounts, routeTable, invokedFunctions, buildFunctions, functions: buildFunctions() };

@@ -53,6 +53,12 @@ function aliasResource() {
   };
 }
 
+const { invokedFunctions } = require('./functions.cjs');
+
+/** sys and the sweeper invoke the engine functions, and only those (lib/remote-engines.ts). */
+const functionArn = (name) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${name}` });
+const invoked = invokedFunctions();
+
 const statements = [
   {
     Effect: 'Allow',
@@ -72,6 +78,7 @@ const statements = [
     Action: ['kms:GenerateDataKey', 'kms:Decrypt', 'kms:Encrypt', 'kms:Sign', 'kms:GetPublicKey', 'kms:DescribeKey'],
     Resource: [keyArn],
   },
+  ...(invoked.length ? [{ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: invoked.map(functionArn) }] : []),
 ];
 
 const environment = {

@@ -3,8 +3,7 @@
  * retry throttling and 5xx with jittered back-off. It exists for cold start: the official
  * SDK clients cost ~100 ms to import on this machine (bench/bundle.ts), this costs ~1 ms.
  */
-import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { Endpoint, isNetworkError } from './http';
 import { signJsonPost, type Credentials } from './sigv4';
 
 export class AwsError extends Error {
@@ -50,12 +49,10 @@ export function envCredentials(env: NodeJS.ProcessEnv = process.env): Credential
 }
 
 export class AwsJsonClient {
-  private readonly url: URL;
-  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly endpoint: Endpoint;
 
   constructor(private readonly o: JsonClientOptions) {
-    this.url = new URL(o.endpoint);
-    this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.endpoint = new Endpoint(o.endpoint);
   }
 
   async call<T = Record<string, unknown>>(operation: string, input: unknown): Promise<T> {
@@ -71,9 +68,9 @@ export class AwsJsonClient {
     }
   }
 
-  private once(operation: string, body: string): Promise<unknown> {
+  private async once(operation: string, body: string): Promise<unknown> {
     const headers = signJsonPost({
-      host: this.url.host,
+      host: this.endpoint.url.host,
       service: this.o.service,
       region: this.o.region,
       target: `${this.o.targetPrefix}.${operation}`,
@@ -81,43 +78,21 @@ export class AwsJsonClient {
       body,
       credentials: this.o.credentials(),
     });
-    const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        { hostname: this.url.hostname, port: this.url.port, path: '/', method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (d: Buffer) => parts.push(d));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(parts).toString('utf8');
-            const status = res.statusCode ?? 0;
-            let json: Record<string, unknown> = {};
-            try {
-              json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-            } catch {
-              // fall through with an empty body
-            }
-            if (status >= 200 && status < 300) return resolve(json);
-            reject(toError(status, json, res.headers['x-amzn-errortype']));
-          });
-        },
-      );
-      req.setTimeout(this.o.timeoutMs ?? 10_000, () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(body);
-    });
+    const reply = await this.endpoint.send('POST', '/', headers, body, this.o.timeoutMs);
+    let json: Record<string, unknown> = {};
+    try {
+      json = reply.text ? (JSON.parse(reply.text) as Record<string, unknown>) : {};
+    } catch {
+      // an empty or non-JSON body: the status decides
+    }
+    if (reply.status >= 200 && reply.status < 300) return json;
+    throw toError(reply.status, json, reply.headers['x-amzn-errortype']);
   }
 }
 
-function toError(status: number, body: Record<string, unknown>, headerType: string | string[] | undefined): AwsError {
+export function toError(status: number, body: Record<string, unknown>, headerType: string | string[] | undefined): AwsError {
   const rawType = String(body.__type ?? (Array.isArray(headerType) ? headerType[0] : headerType) ?? `Http${status}`);
   const name = rawType.split('#').pop()!.split(':')[0]!;
   const message = String(body.message ?? body.Message ?? name);
   return new AwsError(name, message, status, status >= 500 || RETRYABLE.has(name));
-}
-
-function isNetworkError(e: unknown): boolean {
-  const code = (e as { code?: string } | undefined)?.code;
-  return e instanceof Error && (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT' || e.message === 'request timed out');
 }

@@ -9,15 +9,26 @@ import { tokenPaths } from './paths/token';
 
 const fixed = (path: string): MountRef => ({ path, type: 'system', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
 
-export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>): RouteSet[] {
+export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>, remotePaths?: () => Promise<Record<string, unknown>>): RouteSet[] {
   const own: RouteSet[] = [
-    { prefix: 'sys', mount: fixed('sys'), paths: [...systemPaths(async () => [...own, ...(await engineRoutes())]), ...policyPaths, ...leasePaths] },
+    {
+      prefix: 'sys',
+      mount: fixed('sys'),
+      paths: [...systemPaths(async () => [...own, ...(await engineRoutes())], remotePaths), ...policyPaths, ...leasePaths],
+    },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
   ];
   return own;
 }
 
-/** `engineRoutes` feeds the OpenAPI document with the other functions' paths (loaded on demand). */
-export function createSysApp(deps: Deps, engineRoutes: () => Promise<RouteSet[]> = async () => []) {
-  return createApp({ name: 'sys', deps, routes: sysRoutes(engineRoutes) });
+/**
+ * `engineRoutes` (in-process) and `remotePaths` (asked of the deployed functions) feed the
+ * OpenAPI document with the other functions' paths, on demand.
+ */
+export function createSysApp(
+  deps: Deps,
+  engineRoutes: () => Promise<RouteSet[]> = async () => [],
+  remotePaths?: () => Promise<Record<string, unknown>>,
+) {
+  return createApp({ name: 'sys', deps, routes: sysRoutes(engineRoutes, remotePaths) });
 }

@@ -8,7 +8,7 @@ export const VERSION = '0.1.0';
 
 const json = (value: unknown, status = 200) => ({ raw: { body: JSON.stringify(value), contentType: 'application/json', status } });
 
-export function systemPaths(allRoutes: () => Promise<RouteSet[]>) {
+export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: () => Promise<Record<string, unknown>>) {
   return [
     definePath({
       pattern: 'health',
@@ -71,7 +71,11 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>) {
       fields: {},
       help: 'The OpenAPI document of every function.',
       operations: {
-        read: async () => json(openApiDocument(await allRoutes(), VERSION)),
+        read: async () => {
+          const doc = openApiDocument(await allRoutes(), VERSION);
+          if (remotePaths) Object.assign(doc.paths as Record<string, unknown>, await remotePaths());
+          return json(doc);
+        },
       },
     }),
   ];
