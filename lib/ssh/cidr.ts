@@ -1,6 +1,7 @@
 /** IP addresses and CIDR blocks of OTP and dynamic roles. */
 import { BlockList, isIP } from 'node:net';
 import { BadRequest } from '../errors';
+import { echo } from './echo';
 
 const family = (ip: string): 'ipv4' | 'ipv6' | undefined => {
   const v = isIP(ip);
@@ -18,12 +19,12 @@ function parseBlock(block: string, field: string): { addr: string; prefix: numbe
   const fam = family(addr);
   const max = fam === 'ipv4' ? 32 : 128;
   const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (!fam || extra !== undefined || !(prefix >= 0 && prefix <= max)) throw new BadRequest(`invalid CIDR block "${block}" in ${field}`);
+  if (!fam || extra !== undefined || !(prefix >= 0 && prefix <= max)) throw new BadRequest(`invalid CIDR block${echo(block)} in ${field}`);
   return { addr, prefix, fam };
 }
 
 export function checkIp(ip: string): string {
-  if (!family(ip)) throw new BadRequest(`invalid IP address "${ip}"`);
+  if (!family(ip)) throw new BadRequest(`invalid IP address${echo(ip)}`);
   return ip;
 }
 

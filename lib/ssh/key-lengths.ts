@@ -5,6 +5,7 @@
  */
 import { BadRequest } from '../errors';
 import type { UserKey } from './public-key';
+import { echo } from './echo';
 
 export type KeyLengths = Record<string, number[]>;
 
@@ -20,7 +21,7 @@ function sizes(name: string, v: unknown): number[] {
   const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v];
   return list.map((x) => {
     const n = typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new BadRequest(`allowed_user_key_lengths: invalid size for "${name}"`);
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new BadRequest(`allowed_user_key_lengths: invalid size for${echo(name)}`);
     return n;
   });
 }
@@ -40,7 +41,7 @@ export function parseKeyLengths(raw: unknown): KeyLengths {
   }
   const out: KeyLengths = {};
   for (const [name, v] of Object.entries(obj)) {
-    if (!(name in SHORT) && !FIXED.has(name)) throw new BadRequest(`allowed_user_key_lengths: unknown key type "${name.slice(0, 40)}"`);
+    if (!(name in SHORT) && !FIXED.has(name)) throw new BadRequest(`allowed_user_key_lengths: unknown key type${echo(name)}`);
     out[name] = sizes(name, v);
   }
   return out;

@@ -1,6 +1,7 @@
 /** valid_principals: users against allowed_users, hosts against allowed_domains. */
 import { BadRequest } from '../errors';
 import type { Role } from './role';
+import { plain } from './echo';
 
 export interface Caller {
   displayName: string;
@@ -30,7 +31,7 @@ export function userPrincipals(role: Role, requested: string[], caller: Caller):
   const allowed = allowedUsers(role, caller);
   if (allowed.includes('*')) return principals;
   const refused = principals.filter((p) => !allowed.includes(p));
-  if (refused.length) throw new BadRequest(`${refused.join(', ')} is not a valid value for valid_principals`);
+  if (refused.length) throw new BadRequest(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
   return principals;
 }
 
@@ -45,6 +46,6 @@ function hostAllowed(role: Role, host: string): boolean {
 export function hostPrincipals(role: Role, requested: string[]): string[] {
   if (requested.length === 0) throw new BadRequest('empty valid principals not allowed by role');
   const refused = requested.filter((h) => !hostAllowed(role, h));
-  if (refused.length) throw new BadRequest(`${refused.join(', ')} is not a valid value for valid_principals`);
+  if (refused.length) throw new BadRequest(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
   return requested;
 }

@@ -2,15 +2,16 @@
 import { BadRequest } from '../errors';
 import { checkIp, ipInBlocks } from './cidr';
 import type { Role } from './role';
+import { echo } from './echo';
 
 const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 
 export function targetUser(role: Role, requested: string): string {
   const user = requested || role.defaultUser;
-  if (!USER.test(user)) throw new BadRequest(`invalid username "${user.slice(0, 40)}"`);
+  if (!USER.test(user)) throw new BadRequest(`invalid username${echo(user)}`);
   const allowed = role.allowedUsers;
   if (allowed.length === 0 || allowed.includes('*') || user === role.defaultUser || allowed.includes(user)) return user;
-  throw new BadRequest(`username "${user}" is not allowed by role`);
+  throw new BadRequest(`username${echo(user)} is not allowed by role`);
 }
 
 /** Whether the role accepts `ip` (zero-address roles accept any address outside the exclusions). */
