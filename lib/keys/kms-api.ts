@@ -4,6 +4,9 @@
  */
 import type { AwsJsonClient } from '../aws/json-client';
 
+/** What sealing sends (the deployed role must allow each: test/lambda/package.test.ts). */
+export const KMS_SEALING_OPERATIONS = ['GenerateDataKey', 'Decrypt'] as const;
+
 export interface KmsDataKeyInput {
   KeyId: string;
   EncryptionContext: Record<string, string>;

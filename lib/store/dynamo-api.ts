@@ -18,6 +18,9 @@ import type {
 } from '@aws-sdk/client-dynamodb';
 import type { AwsJsonClient } from '../aws/json-client';
 
+/** What the store sends (the deployed role must allow each: test/lambda/package.test.ts). */
+export const DYNAMO_OPERATIONS = ['GetItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'] as const;
+
 export interface DynamoApi {
   getItem(input: GetItemCommandInput): Promise<Pick<GetItemCommandOutput, 'Item'>>;
   updateItem(input: UpdateItemCommandInput): Promise<Pick<UpdateItemCommandOutput, 'Attributes'>>;

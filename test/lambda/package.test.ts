@@ -4,6 +4,8 @@
  * the service runs (infra/mounts.json through lib/config.ts, lib/routing.ts, lib/store/table.ts),
  * not from infra/'s generators, so the two are checked against each other.
  */
+import { DYNAMO_OPERATIONS } from '../../lib/store/dynamo-api';
+import { KMS_SEALING_OPERATIONS } from '../../lib/keys/kms-api';
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -135,7 +137,13 @@ describe('the functions', () => {
       expect(env.TABLE_NAME).toEqual({ Ref: tableId });
       expect(env.KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
       expect(env.LOG_LEVEL).toBe('info');
-      for (const local of ['DYNAMODB_ENDPOINT', 'LOCAL_KEY_FILE', 'KMS_ENDPOINT', 'DATA_DIR']) expect(env).not.toHaveProperty(local);
+      for (const local of ['DYNAMODB_ENDPOINT', 'LOCAL_KEY_FILE', 'KMS_ENDPOINT', 'DATA_DIR', 'LAMBDA_ENDPOINT']) expect(env).not.toHaveProperty(local);
+      // sys and the sweeper know the engine functions they invoke, by deployed name.
+      if (name === 'sys' || name === 'sweeper') {
+        const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper');
+        const sub = (env.LATCHKEY_FUNCTIONS as { 'Fn::Sub': string })['Fn::Sub'];
+        expect(JSON.parse(sub)).toEqual(Object.fromEntries(invoked.map((f) => [f, `\${AWS::StackName}-${f}`])));
+      } else expect(env).not.toHaveProperty('LATCHKEY_FUNCTIONS');
       // Bundles ship without source maps, so the flag would only cost start-up time.
       expect(env).not.toHaveProperty('NODE_OPTIONS');
     }
@@ -211,7 +219,21 @@ describe('the IAM role', () => {
     }
     const dynamo = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:')));
     const kms = statements.filter((s) => list(s.Action).some((a) => a.startsWith('kms:')));
-    const rest = statements.filter((s) => !dynamo.includes(s) && !kms.includes(s));
+    const invoke = statements.filter((s) => list(s.Action).some((a) => a.startsWith('lambda:')));
+    const rest = statements.filter((s) => !dynamo.includes(s) && !kms.includes(s) && !invoke.includes(s));
+
+    // sys and the sweeper invoke exactly the engine (and catalog) functions, nothing else.
+    const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper');
+    expect(invoke).toHaveLength(invoked.length ? 1 : 0);
+    if (invoked.length) {
+      expect(invoke[0]!.Action).toEqual(['lambda:InvokeFunction']);
+      expect(list(invoke[0]!.Resource).map((r) => JSON.stringify(r)).sort()).toEqual(
+        invoked.map((f) => JSON.stringify({ 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${f}` })).sort(),
+      );
+    }
+    // The lean clients' operations are allowed too.
+    for (const op of DYNAMO_OPERATIONS) sentCommands.add(`dynamodb:${op}`);
+    for (const op of KMS_SEALING_OPERATIONS) sentCommands.add(`kms:${op}`);
 
     expect(dynamo).toHaveLength(1);
     expect(list(dynamo[0]!.Action).sort()).toEqual(
