@@ -26,6 +26,8 @@ export interface TidyStatus extends TidyOptions {
   revokedCertDeletedCount: number;
   /** ms; a Running tidy whose heartbeat is older than STALE_MS is taken over. */
   heartbeat: number;
+  /** Certificates in the store when the tidy started (the TOTAL of the message). */
+  total: number;
 }
 
 const STATUS = 'tidy/status';
@@ -34,7 +36,7 @@ const PAGE = 500;
 
 export const INACTIVE: TidyStatus = {
   state: 'Inactive', error: null, timeStarted: null, timeFinished: null, message: '', certStoreDeletedCount: 0, revokedCertDeletedCount: 0,
-  tidyCertStore: false, tidyRevokedCerts: false, safetyBuffer: 0, heartbeat: 0,
+  tidyCertStore: false, tidyRevokedCerts: false, safetyBuffer: 0, heartbeat: 0, total: 0,
 };
 
 export async function tidyStatus(part: Partition): Promise<TidyStatus> {
@@ -46,12 +48,13 @@ export const isLive = (s: TidyStatus, now: number) => s.state === 'Running' && n
 /** Marks a tidy as started; false when one is already running. */
 export async function claimTidy(deps: Deps, part: Partition, o: TidyOptions): Promise<boolean> {
   let claimed = false;
+  const total = Math.max(0, await part.increment('count/certs', 0));
   await mutate<TidyStatus>(part, STATUS, (cur) => {
     claimed = false;
     const now = deps.now();
     if (cur && isLive(cur, now)) return undefined;
     claimed = true;
-    return { ...INACTIVE, ...o, state: 'Running', timeStarted: new Date(now).toISOString(), heartbeat: now };
+    return { ...INACTIVE, ...o, total, state: 'Running', timeStarted: new Date(now).toISOString(), heartbeat: now };
   });
   return claimed;
 }
@@ -60,24 +63,22 @@ async function update(part: Partition, change: Partial<TidyStatus>, heartbeat: n
   await mutate<TidyStatus>(part, STATUS, (cur) => ({ ...(cur ?? INACTIVE), ...change, heartbeat }));
 }
 
-const keyOf = (indexKey: string) => indexKey;
-
 async function tidyIndex(deps: Deps, part: Partition, index: string, cutoff: number, deadline: number, label: (n: number, total: number) => string, counter: 'certStoreDeletedCount' | 'revokedCertDeletedCount'): Promise<boolean> {
   const to = `${String(Math.floor(cutoff / 1000)).padStart(12, '0')}#\uffff`;
-  const total = index === CERT_INDEX ? Math.max(0, await part.increment('count/certs', 0)) : 0;
-  let checked = 0;
-  let deleted = (await tidyStatus(part))[counter];
+  const status = await tidyStatus(part);
+  let deleted = status[counter];
+  // Every entry in the index range is due, so the entries checked so far are the ones deleted.
+  const total = index === CERT_INDEX ? status.total : 0;
   for (;;) {
     if (Date.now() > deadline) return false;
     const page = await part.queryIndex<CertRecord | RevokedRecord>(index, { to, limit: PAGE });
     if (!page.items.length) return true;
-    const keys = page.items.map((i) => keyOf(i.key));
+    const keys = page.items.map((i) => i.key);
     if (index === REVOKED_INDEX) keys.push(...page.items.map((i) => `cert/${i.key.slice('revoked/'.length)}`));
     await part.batchDelete(keys);
     if (index === CERT_INDEX) await part.increment('count/certs', -page.items.length);
-    checked += page.items.length;
     deleted += page.items.length;
-    await update(part, { message: label(checked, Math.max(total, checked)), [counter]: deleted }, deps.now());
+    await update(part, { message: label(deleted, Math.max(total, deleted)), [counter]: deleted }, deps.now());
   }
 }
 
