@@ -68,6 +68,15 @@ function buildFunctions(mounts = readMounts(), exists = hasSource) {
     events: [{ schedule: 'rate(1 minute)' }],
     environment: functionsEnvironment(mounts, exists),
   };
+  if (exists('pki-tidy')) {
+    out['pki-tidy'] = {
+      handler: 'functions/pki-tidy.handler',
+      description: 'Latchkey PKI auto-tidy: starts due tidies (config/auto-tidy), resumes tidies cut short',
+      memorySize: 256,
+      timeout: 300,
+      events: [{ schedule: 'rate(5 minutes)' }],
+    };
+  }
   return out;
 }
 
