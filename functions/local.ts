@@ -4,10 +4,8 @@
  * place of KMS. First start initialises and prints the root token once (also written to
  * DATA_DIR/root-token, mode 0600). The lease sweeper runs every minute, as its schedule does.
  */
-import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createCatalogApp } from '../lib/catalog/app';
 import { catalogRouteSets } from '../lib/catalog/routes';
@@ -17,6 +15,7 @@ import { createEngineApp, engineRoutes, loadEngines, useEngineRevokers, type Eng
 import { HttpError } from '../lib/errors';
 import { errorResponse } from '../lib/http/envelope';
 import { decodedPath } from '../lib/http/request-path';
+import { serve } from '../lib/local/serve';
 import { logError, logInfo } from '../lib/log';
 import { functionFor } from '../lib/routing';
 import { startEmbeddedDynamo } from '../lib/store/embedded';
@@ -69,12 +68,10 @@ export async function startLocal(options: { dataDir?: string; port?: number; hos
     writeFileSync(join(dataDir, 'root-token'), rootToken + '\n', { mode: 0o600 });
   }
 
-  const server = createAdaptorServer({ fetch: localApp(deps, await loadEngines()).fetch });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(options.port ?? Number(process.env.PORT ?? 8200), options.host ?? process.env.HOST ?? '127.0.0.1', () => ok());
+  const served = await serve(localApp(deps, await loadEngines()).fetch, {
+    port: options.port ?? Number(process.env.PORT ?? 8200),
+    host: options.host ?? process.env.HOST ?? '127.0.0.1',
   });
-  const { port, address } = server.address() as AddressInfo;
   const timer = setInterval(() => {
     sweep(deps, 50_000)
       .then((r) => (r.leasesRevoked || r.leasesFailed || r.tokensRemoved) && logInfo('sweep', { function: 'sweeper', ...r }))
@@ -82,12 +79,12 @@ export async function startLocal(options: { dataDir?: string; port?: number; hos
   }, 60_000);
   timer.unref();
   return {
-    url: `http://${address}:${port}`,
+    url: served.url,
     deps,
     ...(rootToken ? { rootToken } : {}),
     close: async () => {
       clearInterval(timer);
-      await new Promise<void>((r) => server.close(() => r()));
+      await served.close();
       await dynamo.close();
     },
   };

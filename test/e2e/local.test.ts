@@ -1,8 +1,20 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startLocal } from '../../functions/local';
+
+function rawRequest(url: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const s = connect(Number(port), hostname, () => s.write(text));
+    s.on('data', (d: Buffer) => chunks.push(d));
+    s.on('end', () => resolve(Buffer.concat(chunks).toString()));
+    s.on('error', reject);
+  });
+}
 
 describe('the local service', () => {
   it('initialises once, writes the root token 0600, and keeps everything across a restart', async () => {
@@ -41,6 +53,10 @@ describe('the local service', () => {
       expect(Object.keys(body.data)).toEqual(['pki/', 'pki_int/', 'ssh/', 'cloud-a/', 'cloud-b/']);
       const lookup = await fetch(`${second.url}/v1/auth/token/lookup-self`, { headers: { authorization: `Bearer ${root}` } });
       expect(lookup.status).toBe(200);
+      // LIST on the wire, as existing clients send it (Node's own parser would refuse it).
+      const listed = await rawRequest(second.url, `LIST /v1/sys/policy HTTP/1.1\r\nHost: x\r\nX-Svc-Token: ${root}\r\nConnection: close\r\n\r\n`);
+      expect(listed).toMatch(/^HTTP\/1.1 200/);
+      expect(listed).toContain('"kept"');
       // Paths no function serves, over real HTTP.
       expect((await fetch(`${second.url}/v1/nowhere`)).status).toBe(404);
       expect((await fetch(`${second.url}/v1/sys/he%0aalth`)).status).toBe(400);

@@ -1,0 +1,98 @@
+/**
+ * Node's HTTP parser refuses the LIST method that existing secrets-server clients send
+ * (hvac, the reference CLI). The local server therefore listens through this small TCP front:
+ * it frames each HTTP/1.1 request on the way in and rewrites a `LIST /p?q` request line to
+ * `GET /p?q&list=true` — the same operation by the contract — and passes everything else, and
+ * all responses, through unchanged.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+
+const MAX_HEAD = 64 * 1024;
+
+type State = { kind: 'head' } | { kind: 'body'; left: number } | { kind: 'chunk-size' } | { kind: 'chunk-data'; left: number } | { kind: 'trailers' } | { kind: 'raw' };
+
+export function rewriteRequestLine(head: string): string {
+  const m = /^LIST ([^ ]+) (HTTP\/1\.[01])\r\n/.exec(head);
+  if (!m) return head;
+  const target = m[1]!;
+  const sep = target.includes('?') ? '&' : '?';
+  return `GET ${target}${sep}list=true ${m[2]}\r\n${head.slice(m[0].length)}`;
+}
+
+export class ListMethodRewriter extends Transform {
+  private buf: Buffer = Buffer.alloc(0);
+  private state: State = { kind: 'head' };
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    while (this.buf.length && this.step());
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.buf.length) this.push(this.buf);
+    done();
+  }
+
+  /** Consumes what it can from the buffer; false when it needs more bytes. */
+  private step(): boolean {
+    const s = this.state;
+    switch (s.kind) {
+      case 'raw':
+        return this.pass(this.buf.length);
+      case 'head': {
+        const end = this.buf.indexOf('\r\n\r\n');
+        if (end === -1) {
+          if (this.buf.length > MAX_HEAD) this.state = { kind: 'raw' };
+          return this.buf.length > MAX_HEAD;
+        }
+        const head = this.buf.subarray(0, end + 4).toString('latin1');
+        this.buf = this.buf.subarray(end + 4);
+        this.push(Buffer.from(rewriteRequestLine(head), 'latin1'));
+        this.state = nextState(head);
+        return true;
+      }
+      case 'body':
+        return this.passCounted(s.left, (left) => (left ? { kind: 'body', left } : { kind: 'head' }));
+      case 'chunk-size': {
+        const eol = this.buf.indexOf('\r\n');
+        if (eol === -1) return false;
+        const size = parseInt(this.buf.subarray(0, eol).toString('latin1').split(';')[0]!.trim(), 16);
+        this.pass(eol + 2);
+        this.state = Number.isNaN(size) ? { kind: 'raw' } : size === 0 ? { kind: 'trailers' } : { kind: 'chunk-data', left: size + 2 };
+        return true;
+      }
+      case 'chunk-data':
+        return this.passCounted(s.left, (left) => (left ? { kind: 'chunk-data', left } : { kind: 'chunk-size' }));
+      case 'trailers': {
+        const eol = this.buf.indexOf('\r\n');
+        if (eol === -1) return false;
+        this.pass(eol + 2);
+        if (eol === 0) this.state = { kind: 'head' };
+        return true;
+      }
+    }
+  }
+
+  private pass(n: number): boolean {
+    this.push(this.buf.subarray(0, n));
+    this.buf = this.buf.subarray(n);
+    return true;
+  }
+
+  private passCounted(left: number, next: (left: number) => State): boolean {
+    const n = Math.min(left, this.buf.length);
+    this.pass(n);
+    this.state = next(left - n);
+    return true;
+  }
+}
+
+function nextState(head: string): State {
+  const headers = head.toLowerCase();
+  if (/\r\ntransfer-encoding:[^\r]*chunked/.test(headers)) return { kind: 'chunk-size' };
+  const len = /\r\ncontent-length:\s*(\d+)/.exec(headers);
+  if (len) return Number(len[1]) > 0 ? { kind: 'body', left: Number(len[1]) } : { kind: 'head' };
+  if (/\r\n(upgrade|connection):\s*upgrade/.test(headers)) return { kind: 'raw' };
+  return { kind: 'head' };
+}
