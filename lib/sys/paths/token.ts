@@ -103,8 +103,8 @@ export const tokenPaths = [
         if (d.no_parent && !isRoot) throw new PermissionDenied('permission denied: only a root token may create an orphan token');
         const policies = childPolicies(parent.policies, d.policies, d.no_default_policy);
         const max = d.explicit_max_ttl || SYSTEM_MAX_LEASE_TTL;
-        const ttl = Math.min(d.ttl ?? SYSTEM_DEFAULT_LEASE_TTL, max);
-        if (d.ttl === 0 && !policies.includes('root')) throw new BadRequest('ttl must be greater than zero for a non-root token');
+        // As the reference server: no ttl (or 0) means the default, capped by explicit_max_ttl.
+        const ttl = Math.min(d.ttl || SYSTEM_DEFAULT_LEASE_TTL, max);
         const { token, record } = await req.deps.tokens.create({
           policies,
           display_name: d.display_name === 'token' ? 'token' : `token-${d.display_name}`.slice(0, 128),
