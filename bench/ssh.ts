@@ -2,7 +2,7 @@
  * SSH signing, per core: the raw node:crypto signature loop (the limit), the engine's signing
  * pipeline in-process (parse the user key, apply the role rules, encode, sign), and `sign/<role>`
  * over HTTP on the local server (embedded store; one lease write per certificate), for an
- * Ed25519 CA and a 4096-bit RSA CA.
+ * Ed25519 CA and a 4096-bit RSA CA. In-process figures are the best of 5 interleaved 1 s rounds.
  *   npx tsx bench/ssh.ts
  */
 import { execFileSync } from 'node:child_process';
@@ -18,12 +18,13 @@ import { signKey } from '../lib/ssh/sign';
 import { publicBlob } from '../lib/ssh/ssh-key';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = 5;
 
-function loop(one: () => void): number {
+function loop(one: () => void, seconds = 1): number {
   for (let i = 0; i < 50; i++) one();
   let n = 0;
   const started = performance.now();
-  const until = started + SECONDS * 1000;
+  const until = started + seconds * 1000;
   while (performance.now() < until) {
     for (let i = 0; i < 10; i++) one();
     n += 10;
@@ -59,11 +60,16 @@ const role = buildRole(
 function inProcess(ca: KeyObject, userKey: string): { raw: number; pipeline: number } {
   const message = Buffer.alloc(400, 7); // about the size of a certificate body
   const hash = ca.asymmetricKeyType === 'rsa' ? 'sha256' : null;
-  const raw = loop(() => sign(hash, message, ca));
   const signer = { key: ca, blob: publicBlob(ca) };
   const input = { publicKey: userKey, validPrincipals: ['alice'], certType: 'user', keyId: '' };
   const ctx = { displayName: 'bench', roleName: 'r', mountDefaultTtl: 3600, mountMaxTtl: 7200, nowMs: Date.now() };
-  const pipeline = loop(() => void signKey(role, signer, input, ctx));
+  // Interleaved rounds, best of each: the machine is shared, so both see the same conditions.
+  let raw = 0;
+  let pipeline = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    raw = Math.max(raw, loop(() => sign(hash, message, ca)));
+    pipeline = Math.max(pipeline, loop(() => void signKey(role, signer, input, ctx)));
+  }
   return { raw, pipeline };
 }
 
