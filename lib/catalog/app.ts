@@ -81,7 +81,8 @@ async function serve(req: Request, parts: Parts, log: Record<string, unknown>, s
   const access = await resolveAccess(parts.deps, parts.settings, catalogToken(req.headers, url.searchParams));
   const reply = await run(req, url, hit, method, handler, parts, access, state);
   state.filtered = reply.filtered === true && access.tokenValid;
-  if (method !== 'GET') state.index = await parts.index.current();
+  // A write answers the index it moved to (or past), known without another read.
+  if (method !== 'GET') state.index = parts.index.highest();
   return replyResponse(reply, hasPretty(req.url), headersOf(parts, state, log.request_id as string));
 }
 
@@ -97,8 +98,8 @@ async function run(
 ): Promise<CatalogReply> {
   const block = method === 'GET' && hit.route.blocking ? blockingParams(url.searchParams) : undefined;
   if (block) await parts.index.waitPast(block.index, block.waitMs, req.signal);
-  // The index is read before the data, so a write the answer misses always moves it further.
-  state.index = await parts.index.current();
+  // A read's index is read before the data, so a write the answer misses always moves it further.
+  if (method === 'GET') state.index = await parts.index.current();
   return handler({
     params: hit.params,
     query: url.searchParams,

@@ -12,22 +12,35 @@ const POLL_MIN_MS = 50;
 const POLL_MAX_MS = 1000;
 
 export class ModifyIndex {
+  /** The highest value this process has seen: a write's answer reports it without a read. */
+  private seen = 1;
+
   constructor(private readonly part: Partition) {}
+
+  private note(n: number): number {
+    this.seen = Math.max(this.seen, n);
+    return n;
+  }
 
   /** The current index, never 0 (a fresh store reports 1). */
   async current(): Promise<number> {
     const item = await this.part.get<number>(COUNTER);
-    return Math.max(1, typeof item?.value === 'number' ? item.value : 0);
+    return this.note(Math.max(1, typeof item?.value === 'number' ? item.value : 0));
+  }
+
+  /** At least every value this process has read or written so far (never 0). */
+  highest(): number {
+    return this.seen;
   }
 
   /** Reserves the index a write records as its ModifyIndex. */
-  next(): Promise<number> {
-    return this.part.increment(COUNTER);
+  async next(): Promise<number> {
+    return this.note(await this.part.increment(COUNTER));
   }
 
   /** Marks a write as visible: wakes blocking readers that read the counter before it. */
   async settle(): Promise<void> {
-    await this.part.increment(COUNTER);
+    this.note(await this.part.increment(COUNTER));
   }
 
   /**
