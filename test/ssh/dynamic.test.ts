@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweep } from '../../lib/sys/sweeper';
 import type { TestService } from '../helpers/service';
 import { keygen, tempDir } from './helpers/keys';
 import { ensureUser, freePort, sshLogin, startSshd, type Sshd } from './helpers/sshd';
@@ -73,6 +74,20 @@ describe('dynamic keys with the built-in install script', () => {
     expect((await sshLogin({ port: sshd.port, user: USER, key: keyFile(b.json!.data.key) })).code).toBe(0);
     expect((await revoke(a.json!.lease_id)).status).toBe(204);
     expect((await revoke(b.json!.lease_id)).status).toBe(204);
+  }, 60_000);
+});
+
+describe('dynamic keys at lease expiry', () => {
+  it('the sweeper uninstalls an expired key', async () => {
+    await writeRole(svc, 'short', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, ttl: '1s', max_ttl: '1s' });
+    const r = await creds('short');
+    expect(r.json!.lease_duration).toBe(1);
+    const key = keyFile(r.json!.data.key);
+    expect((await sshLogin({ port: sshd.port, user: USER, key })).code).toBe(0);
+    await new Promise((ok) => setTimeout(ok, 2100));
+    expect(await sweep(svc.deps, 5000)).toMatchObject({ leasesFailed: 0 });
+    await expect(svc.deps.leases.lookup(r.json!.lease_id)).rejects.toThrow('invalid lease');
+    expect((await sshLogin({ port: sshd.port, user: USER, key })).code).not.toBe(0);
   }, 60_000);
 });
 
