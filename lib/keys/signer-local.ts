@@ -1,5 +1,5 @@
 /** A signer over a private key held in this process (opened from its sealed copy). */
-import { createPublicKey, generateKeyPair as nodeGenerateKeyPair, sign, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPair as nodeGenerateKeyPair, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { KeyType, SignatureAlgorithm, Signer } from './signer';
 
@@ -20,10 +20,11 @@ export function describeKey(key: KeyObject): { keyType: KeyType; keyBits: number
   return undefined;
 }
 
+/** RSA off the event loop (it takes tens of milliseconds); EC and Ed25519 inline (tens of microseconds). */
 export async function generateKey(keyType: KeyType, keyBits: number): Promise<KeyObject> {
   if (keyType === 'rsa') return (await generate('rsa', { modulusLength: keyBits, publicExponent: 65537 })).privateKey;
-  if (keyType === 'ec') return (await generate('ec', { namedCurve: CURVES[keyBits] ?? 'P-256' })).privateKey;
-  return (await generate('ed25519')).privateKey;
+  if (keyType === 'ec') return generateKeyPairSync('ec', { namedCurve: CURVES[keyBits] ?? 'P-256' }).privateKey;
+  return generateKeyPairSync('ed25519').privateKey;
 }
 
 export class LocalSigner implements Signer {

@@ -8,6 +8,7 @@ import { BadRequest } from '../errors';
 import type { Signer } from '../keys/signer';
 import { LocalSigner } from '../keys/signer-local';
 import type { Json, Partition } from '../store/store';
+import { cached, invalidate } from './cache';
 import { openManagedSigner } from './managed-keys';
 import { parseCertificate, type ParsedCert } from './parse';
 import { onePem } from './pem';
@@ -38,7 +39,7 @@ export async function sealKey(deps: Deps, part: Partition, pkcs8: Buffer, aad: s
 
 /** The issuer able to sign, or a 400 when the mount has no CA (or its key was deleted). */
 export async function loadIssuer(deps: Deps, part: Partition): Promise<Issuer> {
-  const record = await readCa(part);
+  const record = await cached(deps.store, `${part.name}|ca`, () => readCa(part));
   if (!record?.certificate || !record.key) throw new BadRequest('no default issuer currently configured: generate or import a CA first');
   const cacheKey = `${part.name}|${record.serial}|${record.key.kind}`;
   let hit = cache.get(cacheKey);
@@ -56,7 +57,16 @@ export async function loadIssuer(deps: Deps, part: Partition): Promise<Issuer> {
 }
 
 /** Writes the issuer record, unconditionally (config/ca, set-signed) or only where no key is (generate). */
-export async function writeCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean): Promise<void> {
+export async function writeCa(deps: Deps, part: Partition, record: CaRecord, onlyWithoutKey: boolean): Promise<void> {
+  invalidate(deps.store, `${part.name}|ca`);
+  try {
+    await putCa(part, record, onlyWithoutKey);
+  } finally {
+    invalidate(deps.store, `${part.name}|ca`);
+  }
+}
+
+async function putCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean): Promise<void> {
   if (!onlyWithoutKey) {
     await part.put(CA_KEY, record as unknown as Json);
     return;
@@ -73,8 +83,10 @@ export async function writeCa(part: Partition, record: CaRecord, onlyWithoutKey:
   }
 }
 
-export async function deleteCaKey(part: Partition): Promise<void> {
+export async function deleteCaKey(deps: Deps, part: Partition): Promise<void> {
+  invalidate(deps.store, `${part.name}|ca`);
   const current = await part.get<CaRecord>(CA_KEY);
   if (current) await part.put(CA_KEY, { ...current.value, key: null } as unknown as Json);
   await part.delete('ca/pending');
+  invalidate(deps.store, `${part.name}|ca`);
 }

@@ -11,6 +11,7 @@ import { signatureAlgorithm } from '../keys/signer';
 import { generateKey } from '../keys/signer-local';
 import type { Partition } from '../store/store';
 import { storeCertificate } from './certs';
+import { cached } from './cache';
 import { readConfig, DEFAULT_URLS } from './config';
 import { buildCertificate } from './der/certificate';
 import { encodeName, type Subject } from './der/name';
@@ -92,7 +93,7 @@ interface Build {
 }
 
 async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<{ der: Buffer; serial: Buffer }> {
-  const urls = await readConfig(part, 'urls', DEFAULT_URLS);
+  const urls = await cached(deps.store, `${part.name}|urls`, () => readConfig(part, 'urls', DEFAULT_URLS));
   const serial = randomSerial();
   const now = deps.now();
   const der = await buildCertificate(

@@ -3,6 +3,7 @@ import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
 import { DEFAULT_AUTO_TIDY, DEFAULT_CRL, DEFAULT_URLS, readConfig, writeConfig } from '../config';
+import { invalidate } from '../cache';
 import { rebuildCrl } from '../crl';
 import { logError } from '../../log';
 import { revokeSerial } from '../revoke';
@@ -65,9 +66,11 @@ export const adminPaths = [
         const all = [...req.data.issuing_certificates, ...req.data.crl_distribution_points, ...req.data.ocsp_servers];
         const bad = all.find((u) => !URL.canParse(u) || u.length > 2048);
         if (bad !== undefined) throw new BadRequest(`invalid URL "${bad.slice(0, 80)}"`);
-        await writeConfig(partitionOf(req.deps, req.mount.path), 'urls', {
+        const part = partitionOf(req.deps, req.mount.path);
+        await writeConfig(part, 'urls', {
           issuingCertificates: req.data.issuing_certificates, crlDistributionPoints: req.data.crl_distribution_points, ocspServers: req.data.ocsp_servers,
         });
+        invalidate(req.deps.store, `${part.name}|urls`);
       },
     },
   }),

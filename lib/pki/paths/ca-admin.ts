@@ -103,7 +103,7 @@ export const caAdminPaths = [
     sudo: ['delete'],
     operations: {
       delete: async (req) => {
-        await deleteCaKey(partitionOf(req.deps, req.mount.path));
+        await deleteCaKey(req.deps, partitionOf(req.deps, req.mount.path));
       },
     },
   }),

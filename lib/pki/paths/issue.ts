@@ -2,6 +2,7 @@
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
+import { cached } from '../cache';
 import { csrFromPem, issueLeaf, signLeaf, signVerbatim, type LeafResult } from '../leaf';
 import { parseCsr } from '../parse';
 import { certificateData } from '../response';
@@ -13,7 +14,8 @@ import { checkRoleName, readRole } from './roles';
 import { leafRequest as leafRequestOf } from './wire';
 
 async function roleOf(req: Req, name: string): Promise<Role> {
-  const role = await readRole(partitionOf(req.deps, req.mount.path), checkRoleName(name));
+  const part = partitionOf(req.deps, req.mount.path);
+  const role = await cached(req.deps.store, `${part.name}|role/${checkRoleName(name)}`, () => readRole(part, name));
   if (!role) throw new BadRequest(`unknown role: ${name}`);
   return role;
 }

@@ -3,6 +3,7 @@ import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
 import type { Json } from '../../store/store';
+import { invalidate } from '../cache';
 import { normalizeRole, roleToWire, type Role } from '../role';
 import { partitionOf } from '../storage';
 import { subjectFields } from './fields';
@@ -99,11 +100,15 @@ export const rolePaths = [
           },
           req.mount.maxLeaseTtl,
         );
-        await partitionOf(req.deps, req.mount.path).put(`role/${checkRoleName(d.name)}`, role as unknown as Json);
+        const part = partitionOf(req.deps, req.mount.path);
+        await part.put(`role/${checkRoleName(d.name)}`, role as unknown as Json);
+        invalidate(req.deps.store, `${part.name}|role/${d.name}`);
         return { data: roleToWire(role) };
       },
       delete: async (req) => {
-        await partitionOf(req.deps, req.mount.path).delete(`role/${checkRoleName(req.data.name)}`);
+        const part = partitionOf(req.deps, req.mount.path);
+        await part.delete(`role/${checkRoleName(req.data.name)}`);
+        invalidate(req.deps.store, `${part.name}|role/${req.data.name}`);
       },
     },
   }),

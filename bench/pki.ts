@@ -1,0 +1,136 @@
+/**
+ * PKI issuing speed, per core, side by side in one run:
+ *  - the crypto limit: EC P-256 key generation + one ECDSA signature in node:crypto (the denominator);
+ *  - in-process: the issue/sign pipeline called directly (role rules, template, lean DER builder,
+ *    signature, storage), one request at a time on one thread;
+ *  - over HTTP on the local server (auth, routing, envelope), 4 clients;
+ *  - cfssl serve (Debian golang-cfssl) newcert with the same key type, 4 clients.
+ *   npx tsx bench/pki.ts
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startLocal } from '../functions/local';
+import { setLogLevel } from '../lib/log';
+import { issueLeaf, signLeaf } from '../lib/pki/leaf';
+import { parseCsr } from '../lib/pki/parse';
+import { onePem } from '../lib/pki/pem';
+import type { Role } from '../lib/pki/role';
+import { partitionOf } from '../lib/pki/storage';
+
+async function rate(n: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await one();
+    }),
+  );
+  return n / ((performance.now() - started) / 1000);
+}
+
+function cryptoLimit(n: number): number {
+  const data = Buffer.alloc(600, 1);
+  const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    sign('sha256', data, ca);
+  }
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function cfsslRate(dir: string, n: number): Promise<number | undefined> {
+  try {
+    execFileSync('openssl', ['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', join(dir, 'ca-key.pem'), '-out', join(dir, 'ca.pem'), '-subj', '/CN=cfssl bench CA', '-days', '30'], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const port = 18_000 + Math.floor(Math.random() * 2000);
+  const child = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore' });
+  try {
+    const url = `http://127.0.0.1:${port}/api/v1/cfssl/newcert`;
+    const body = JSON.stringify({ request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
+    const one = async () => {
+      const r = await fetch(url, { method: 'POST', body });
+      if (r.status !== 200) throw new Error(`cfssl answered ${r.status}`);
+      await r.arrayBuffer();
+    };
+    for (let i = 0; i < 100; i++) {
+      try {
+        await one();
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await rate(100, 4, one);
+    return await rate(n, 4, one);
+  } catch {
+    return undefined;
+  } finally {
+    child.kill();
+  }
+}
+
+export async function run(): Promise<Record<string, number>> {
+  setLogLevel('silent');
+  const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-pki-'));
+  const svc = await startLocal({ dataDir, port: 0 });
+  const figures: Record<string, number> = {};
+  try {
+    const root = svc.rootToken!;
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(`${svc.url}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': root }, body: JSON.stringify(body) });
+      if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
+      return r.status === 204 ? undefined : ((await r.json()) as { data: Record<string, string> });
+    };
+    await post('pki/root/generate/internal', { common_name: 'Bench Root', key_type: 'ec', ttl: '8760h' });
+    const roleBody = { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' };
+    await post('pki/roles/nostore', { ...roleBody, no_store: true });
+    await post('pki/roles/stored', roleBody);
+    await post('pki/roles/rsa', { ...roleBody, key_type: 'rsa', no_store: true });
+    const csrPem = execFileSync('openssl', ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+
+    const part = partitionOf(svc.deps, 'pki');
+    const roleOf = async (name: string) => (await part.get<Role>(`role/${name}`))!.value;
+    const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
+    const req = { commonName: 'www.example.com', altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false, ttl: undefined, notAfter: undefined, serialNumber: '' };
+    const nostore = await roleOf('nostore');
+    const stored = await roleOf('stored');
+    const rsa = await roleOf('rsa');
+    const csr = () => parseCsr(onePem(csrPem, ['CERTIFICATE REQUEST'], 'csr'));
+
+    figures['crypto limit: P-256 keygen + sign (op/s)'] = (cryptoLimit(500), cryptoLimit(5000));
+    await rate(300, 1, () => issueLeaf(svc.deps, part, nostore, req, limits, 'der'));
+    figures['in-process issue EC P-256 no_store (op/s)'] = await rate(3000, 1, () => issueLeaf(svc.deps, part, nostore, req, limits, 'der'));
+    figures['in-process issue EC P-256 stored (op/s)'] = await rate(1000, 1, () => issueLeaf(svc.deps, part, stored, req, limits, 'der'));
+    figures['in-process sign CSR (EC P-256) no_store (op/s)'] = await rate(2000, 1, () => signLeaf(svc.deps, part, nostore, csr(), req, limits));
+    figures['in-process issue RSA-2048 no_store (op/s)'] = await rate(20, 1, () => issueLeaf(svc.deps, part, rsa, req, limits, 'der'));
+
+    const http = (path: string, body: unknown) => async () => {
+      const r = await fetch(`${svc.url}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': root }, body: JSON.stringify(body) });
+      if (r.status !== 200) throw new Error(`${path} answered ${r.status}`);
+      await r.arrayBuffer();
+    };
+    await rate(200, 4, http('pki/issue/nostore', { common_name: 'www.example.com' }));
+    figures['HTTP issue EC P-256 no_store, 4 clients (req/s)'] = await rate(2000, 4, http('pki/issue/nostore', { common_name: 'www.example.com' }));
+    figures['HTTP issue EC P-256 stored, 4 clients (req/s)'] = await rate(1000, 4, http('pki/issue/stored', { common_name: 'www.example.com' }));
+    figures['HTTP sign CSR, 4 clients (req/s)'] = await rate(1000, 4, http('pki/sign/nostore', { csr: csrPem }));
+    figures['HTTP issue RSA-2048 no_store, 4 clients (req/s)'] = await rate(20, 4, http('pki/issue/rsa', { common_name: 'www.example.com' }));
+    const cf = await cfsslRate(dataDir, 1000);
+    if (cf !== undefined) figures['cfssl serve newcert EC P-256, 4 clients (req/s)'] = cf;
+    const limit = figures['crypto limit: P-256 keygen + sign (op/s)']!;
+    figures['in-process issue no_store / crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / limit;
+    for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(52)} ${v.toFixed(0)}`);
+    return figures;
+  } finally {
+    await svc.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();
