@@ -1,15 +1,21 @@
 /**
  * Catalog KV throughput through the local server (real HTTP on loopback, embedded persistent
- * store, values sealed), sequential and with 8 clients, next to the embedded store's raw
- * single-item put/get rate measured in the same run (bench/store.ts).
+ * store, values sealed), sequential and with 8 clients; the same through the catalog app alone
+ * on its own HTTP server (one app per server, as in its Lambda); next to the embedded store's
+ * raw single-item put/get rate measured in the same run (bench/store.ts). Requests go through
+ * node:http with keep-alive (fetch adds client-side overhead of its own).
  *   npx tsx bench/catalog.ts            (about 5 s per measurement)
  *   BENCH_SECONDS=2 npx tsx bench/catalog.ts
  */
+import { createAdaptorServer } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLocal } from '../functions/local';
+import { createCatalogApp } from '../lib/catalog/app';
 import { setLogLevel } from '../lib/log';
 import { run as storeRun } from './store';
 
@@ -46,31 +52,50 @@ async function measure(what: string, concurrency: number, durationMs: number, on
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One request; resolves with the body, rejects unless the status is 200 and the body `expect`. */
+function send(url: string, method: string, body: string | undefined, expect: string): Promise<void> {
+  return new Promise((ok, fail) => {
+    const req = request(url, { method, agent, headers: body ? { 'content-length': Buffer.byteLength(body) } : {} }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => (res.statusCode === 200 && Buffer.concat(parts).toString() === expect ? ok() : fail(new Error(`catalog answered ${res.statusCode}`))));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+async function kvRows(base: string, label: string, durationMs: number): Promise<Row[]> {
+  let written = 0;
+  const key = (prefix: string, i: number) => `${base}/v1/kv/bench/${label}/${prefix}/${String(i).padStart(8, '0')}`;
+  const put = (prefix: string) => async (i: number) => {
+    await send(key(prefix, i), 'PUT', VALUE, 'true');
+    written = Math.max(written, i + 1);
+  };
+  const get = (prefix: string, n: number) => (i: number) => send(`${key(prefix, i % n)}?raw`, 'GET', undefined, VALUE);
+  await measure('warm-up', 4, 500, put('warm'));
+  const rows: Row[] = [];
+  for (const c of [1, 8]) {
+    written = 0;
+    rows.push(await measure(`${label}: kv PUT`, c, durationMs, put(`c${c}`)));
+    rows.push(await measure(`${label}: kv GET ?raw`, c, durationMs, get(`c${c}`, Math.max(1, written))));
+  }
+  return rows;
+}
+
 async function catalogRows(durationMs: number): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-catalog-'));
   const svc = await startLocal({ dataDir, port: 0 });
+  const alone = createAdaptorServer({ fetch: createCatalogApp(svc.deps).fetch });
+  await new Promise<void>((ok) => alone.listen(0, '127.0.0.1', () => ok()));
   try {
-    const expect = async (r: Response, body: string | undefined) => {
-      const text = await r.text();
-      if (r.status !== 200 || (body !== undefined && text !== body)) throw new Error(`catalog answered ${r.status}`);
-    };
-    let written = 0;
-    const put = (prefix: string) => async (i: number) => {
-      await expect(await fetch(`${svc.url}/v1/kv/bench/${prefix}/${String(i).padStart(8, '0')}`, { method: 'PUT', body: VALUE }), 'true');
-      written = Math.max(written, i + 1);
-    };
-    const get = (prefix: string, count: () => number) => async (i: number) =>
-      expect(await fetch(`${svc.url}/v1/kv/bench/${prefix}/${String(i % count()).padStart(8, '0')}?raw`), VALUE);
-    await measure('warm-up', 4, 500, put('warm'));
-    const rows: Row[] = [];
-    for (const c of [1, 8]) {
-      written = 0;
-      rows.push(await measure('catalog kv PUT', c, durationMs, put(`c${c}`)));
-      const n = written;
-      rows.push(await measure('catalog kv GET ?raw', c, durationMs, get(`c${c}`, () => n)));
-    }
-    return rows;
+    const aloneUrl = `http://127.0.0.1:${(alone.address() as AddressInfo).port}`;
+    return [...(await kvRows(svc.url, 'local server', durationMs)), ...(await kvRows(aloneUrl, 'catalog app alone', durationMs))];
   } finally {
+    await new Promise<void>((r) => alone.close(() => r()));
+    agent.destroy();
     await svc.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
