@@ -1,6 +1,5 @@
-import { handle } from 'hono/aws-lambda';
 import { cloudBEngine } from '../lib/cloud-b/engine';
 import { depsFromEnvironment } from '../lib/deps';
-import { createEngineApp } from '../lib/engines';
+import { engineFunction } from '../lib/lambda';
 
-export const handler = handle(createEngineApp(cloudBEngine, depsFromEnvironment()));
+export const handler = engineFunction(cloudBEngine, depsFromEnvironment());

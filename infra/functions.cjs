@@ -77,6 +77,15 @@ function buildFunctions(mounts = readMounts(), exists = hasSource) {
       events: [{ schedule: 'rate(5 minutes)' }],
     };
   }
+  if (exists('cloud-a-rotate')) {
+    out['cloud-a-rotate'] = {
+      handler: 'functions/cloud-a-rotate.handler',
+      description: 'Latchkey cloud-A rotate-root finalisation: switches to a new root secret once accepted, removes the old ones',
+      memorySize: 256,
+      timeout: 60,
+      events: [{ schedule: 'rate(5 minutes)' }],
+    };
+  }
   return out;
 }
 

@@ -12,7 +12,7 @@ export interface Bench {
 }
 
 export async function cloudABench(o: { configure?: boolean; now?: () => number } = {}): Promise<Bench> {
-  const tls = fakeTls();
+  const tls = await fakeTls();
   const fake = await startCloudAFake(tls);
   const env: Record<string, string | undefined> = {
     CLOUDA_AUTHORITY_URL: fake.url,

@@ -12,7 +12,7 @@ export interface Bench {
 }
 
 export async function cloudBBench(o: { configure?: boolean; now?: () => number } = {}): Promise<Bench> {
-  const tls = fakeTls();
+  const tls = await fakeTls();
   const fake = await startCloudBFake(tls);
   const env: Record<string, string | undefined> = {
     CLOUDB_RAM_ENDPOINT: fake.url,

@@ -74,7 +74,7 @@ function expectedRoutes(): Map<string, string> {
   if (hasSource('catalog')) for (const p of ['kv', 'catalog', 'agent']) routes.set(`ANY /v1/${p}/{proxy+}`, 'catalog');
   return routes;
 }
-const expectedFunctions = () => [...new Set([...expectedRoutes().values(), 'sweeper', ...(hasSource('pki-tidy') ? ['pki-tidy'] : [])])].sort();
+const expectedFunctions = () => [...new Set([...expectedRoutes().values(), 'sweeper', ...(hasSource('pki-tidy') ? ['pki-tidy'] : []), ...(hasSource('cloud-a-rotate') ? ['cloud-a-rotate'] : [])])].sort();
 
 /** serverless' logical ids: "sys" -> "Sys", "cloud-a" -> "CloudDasha". */
 const logicalName = (fn: string) => fn.charAt(0).toUpperCase() + fn.slice(1).replace(/-/g, 'Dash');
@@ -140,7 +140,7 @@ describe('the functions', () => {
       for (const local of ['DYNAMODB_ENDPOINT', 'LOCAL_KEY_FILE', 'KMS_ENDPOINT', 'DATA_DIR', 'LAMBDA_ENDPOINT']) expect(env).not.toHaveProperty(local);
       // sys and the sweeper know the engine functions they invoke, by deployed name.
       if (name === 'sys' || name === 'sweeper') {
-        const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy');
+        const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy' && f !== 'cloud-a-rotate');
         const sub = (env.LATCHKEY_FUNCTIONS as { 'Fn::Sub': string })['Fn::Sub'];
         expect(JSON.parse(sub)).toEqual(Object.fromEntries(invoked.map((f) => [f, `\${AWS::StackName}-${f}`])));
       } else expect(env).not.toHaveProperty('LATCHKEY_FUNCTIONS');
@@ -223,7 +223,7 @@ describe('the IAM role', () => {
     const rest = statements.filter((s) => !dynamo.includes(s) && !kms.includes(s) && !invoke.includes(s));
 
     // sys and the sweeper invoke exactly the engine (and catalog) functions, nothing else.
-    const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy');
+    const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy' && f !== 'cloud-a-rotate');
     expect(invoke).toHaveLength(invoked.length ? 1 : 0);
     if (invoked.length) {
       expect(invoke[0]!.Action).toEqual(['lambda:InvokeFunction']);

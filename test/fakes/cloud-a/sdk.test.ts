@@ -15,7 +15,7 @@ import { fakeTls } from './tls';
 let fake: CloudAFake;
 let dir: string;
 beforeAll(async () => {
-  const tls = fakeTls();
+  const tls = await fakeTls();
   fake = await startCloudAFake(tls);
   dir = mkdtempSync(join(tmpdir(), 'cloud-a-sdk-'));
   writeFileSync(join(dir, 'ca.pem'), tls.ca);

@@ -1,0 +1,7 @@
+import { finaliseAllRotations } from '../lib/cloud-a/finalise-all';
+import { depsFromEnvironment } from '../lib/deps';
+
+const deps = depsFromEnvironment();
+
+/** Scheduled: completes cloud-A rotate-root rotations whose new secret was not accepted yet. */
+export const handler = () => finaliseAllRotations(deps);
