@@ -41,7 +41,8 @@ export function operationOf(method: string, url: URL): OpName | undefined {
     case 'LIST':
       return 'list';
     case 'GET':
-      return ['true', '1'].includes(url.searchParams.get('list') ?? '') ? 'list' : 'read';
+      // Parsed as the reference server parses booleans: hvac sends list=True.
+      return ['1', 't', 'true'].includes((url.searchParams.get('list') ?? '').toLowerCase()) ? 'list' : 'read';
     case 'POST':
     case 'PUT':
       return 'write';

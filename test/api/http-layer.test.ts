@@ -49,6 +49,8 @@ describe('the HTTP layer', () => {
     await call(svc.app, 'PUT', '/v1/sys/policy/listed', { token: svc.root, body: { policy: '{"path":{}}' } });
     const a = await call(svc.app, 'LIST', '/v1/sys/policy', { token: svc.root });
     const b = await call(svc.app, 'GET', '/v1/sys/policy?list=true', { token: svc.root });
+    const c = await call(svc.app, 'GET', '/v1/sys/policy?list=True', { token: svc.root });
+    expect(c.json!.data.keys).toEqual(b.json!.data.keys);
     expect(a.status).toBe(200);
     expect(a.json!.data.keys).toEqual(b.json!.data.keys);
     expect(a.json!.data.keys).toContain('listed');
