@@ -4,7 +4,6 @@
  * template, sign, store.
  */
 import type { KeyObject } from 'node:crypto';
-import { createPublicKey } from 'node:crypto';
 import type { Deps } from '../deps';
 import { BadRequest } from '../errors';
 import { signatureAlgorithm } from '../keys/signer';
@@ -26,6 +25,7 @@ import { randomSerial } from './serial';
 import { leafExtensions } from './template';
 import { resolveNotAfter } from './ttl';
 import { onePem } from './pem';
+import { spkiOf } from './public-key';
 
 export interface LeafRequest extends NameRequest {
   ttl?: number | undefined;
@@ -159,7 +159,7 @@ export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: Le
   const issuer = await loadIssuer(deps, part);
   const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
   const key = await generateKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
-  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  const spki = spkiOf(key);
   const { ku, eku } = roleKeyUsages(role);
   const subject = encodeName(subjectOf(role, names.commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, {

@@ -2,13 +2,13 @@
  * A root and one leaf, in memory, with no storage: for local HTTPS (test fakes, the local
  * server). The same builder and extension rules as the engine's issue path.
  */
-import { createPublicKey } from 'node:crypto';
 import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
 import { generateKey, LocalSigner } from '../keys/signer-local';
 import { DEFAULT_URLS } from './config';
 import { buildCertificate } from './der/certificate';
 import { encodeName } from './der/name';
 import { toPem } from './pem';
+import { spkiOf } from './public-key';
 import { privateKeyText } from './private-key';
 import { altNamesOf, gatherNames } from './request-names';
 import { randomSerial } from './serial';
@@ -33,7 +33,7 @@ export async function quickTlsChain(names: string[] = ['localhost'], ips: string
     caKey, alg,
   );
   const leafKey = await generateKey('ec', 256);
-  const spki = createPublicKey(leafKey).export({ format: 'der', type: 'spki' });
+  const spki = spkiOf(leafKey);
   const [cn = 'localhost', ...rest] = names;
   const leafNames = gatherNames({ commonName: cn, altNames: rest, ipSans: ips, uriSans: [], otherSans: [], excludeCnFromSans: false });
   const leaf = await buildCertificate(

@@ -2,17 +2,38 @@
  * A minimal DER encoder: just the types X.509 certificates and CRLs need. Every function
  * returns the complete encoding (tag, length, value) as a Buffer.
  */
-const len = (n: number): Buffer => {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-};
+const headerSize = (n: number): number => (n < 0x80 ? 2 : n < 0x100 ? 3 : n < 0x10000 ? 4 : n < 0x1000000 ? 5 : 6);
 
-export const tlv = (tag: number, value: Buffer): Buffer => Buffer.concat([Buffer.from([tag]), len(value.length), value]);
+/** Writes tag and length at `out[0..]`; returns the header size. */
+function writeHeader(out: Buffer, tag: number, n: number): number {
+  const h = headerSize(n);
+  out[0] = tag;
+  if (h === 2) out[1] = n;
+  else {
+    out[1] = 0x80 | (h - 2);
+    for (let i = h - 1, v = n; i >= 2; i--, v = Math.floor(v / 256)) out[i] = v & 0xff;
+  }
+  return h;
+}
 
-export const seq = (...items: (Buffer | undefined)[]): Buffer => tlv(0x30, Buffer.concat(items.filter((x): x is Buffer => x !== undefined)));
-export const set = (...items: Buffer[]): Buffer => tlv(0x31, Buffer.concat(items));
+export function tlv(tag: number, value: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(headerSize(value.length) + value.length);
+  value.copy(out, writeHeader(out, tag, value.length));
+  return out;
+}
+
+/** A constructed value from its encoded parts (undefined parts are skipped), copied once. */
+function constructed(tag: number, items: (Buffer | undefined)[]): Buffer {
+  let n = 0;
+  for (const i of items) if (i) n += i.length;
+  const out = Buffer.allocUnsafe(headerSize(n) + n);
+  let off = writeHeader(out, tag, n);
+  for (const i of items) if (i) off += i.copy(out, off);
+  return out;
+}
+
+export const seq = (...items: (Buffer | undefined)[]): Buffer => constructed(0x30, items);
+export const set = (...items: Buffer[]): Buffer => constructed(0x31, items);
 export const bool = (v: boolean): Buffer => tlv(0x01, Buffer.from([v ? 0xff : 0]));
 export const nul = (): Buffer => Buffer.from([0x05, 0x00]);
 export const octets = (v: Buffer): Buffer => tlv(0x04, v);
@@ -45,7 +66,19 @@ export function int(n: number): Buffer {
   return uint(Buffer.from(bytes.length ? bytes : [0]));
 }
 
+const oidCache = new Map<string, Buffer>();
+
+/** OBJECT IDENTIFIER; encodings are memoised (the same few OIDs appear in every certificate). */
 export function oid(dotted: string): Buffer {
+  let hit = oidCache.get(dotted);
+  if (!hit) {
+    hit = encodeOid(dotted);
+    if (oidCache.size < 4096) oidCache.set(dotted, hit);
+  }
+  return hit;
+}
+
+function encodeOid(dotted: string): Buffer {
   const parts = dotted.split('.').map((p) => {
     if (!/^\d+$/.test(p)) throw new RangeError(`invalid OID ${dotted}`);
     return BigInt(p);
