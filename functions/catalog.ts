@@ -1,5 +1,7 @@
-import { handle } from 'hono/aws-lambda';
 import { createCatalogApp } from '../lib/catalog/app';
+import { catalogRouteSets } from '../lib/catalog/routes';
 import { depsFromEnvironment } from '../lib/deps';
+import { functionHandler } from '../lib/lambda';
 
-export const handler = handle(createCatalogApp(depsFromEnvironment()));
+// API Gateway events go to the catalog app; sys's internal `openapi` invocation gets its paths.
+export const handler = functionHandler(createCatalogApp(depsFromEnvironment()), catalogRouteSets);

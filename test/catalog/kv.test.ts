@@ -32,14 +32,18 @@ describe('kv', () => {
     expect(second[0]!.ModifyIndex).toBeGreaterThan(first[0]!.ModifyIndex);
   });
 
-  it('answers ?raw with the bytes alone, safely typed', async () => {
+  it('answers ?raw with the bytes alone: text/plain, or binary when not UTF-8', async () => {
     const bytes = new Uint8Array([0, 1, 2, 250, 255, 10, 13]);
     await put('bin/blob', bytes);
     const res = await svc.catalog.request('http://localhost/v1/kv/bin/blob?raw');
     expect(res.status).toBe(200);
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
-    expect(res.headers.get('content-type')).toBe('text/plain');
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    await put('text/value', 'plain text ü');
+    const text = await svc.catalog.request('http://localhost/v1/kv/text/value?raw');
+    expect(text.headers.get('content-type')).toBe('text/plain');
+    expect(await text.text()).toBe('plain text ü');
   });
 
   it('answers 404 with an empty body for a missing key, with the index headers', async () => {

@@ -1,4 +1,5 @@
 /** `kv/<key>`: GET (raw, keys, separator, recurse), PUT (raw body, flags, cas), DELETE (recurse, cas). */
+import { isUtf8 } from 'node:buffer';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { demand } from '../acl';
@@ -48,7 +49,12 @@ async function get(ctx: CatalogCtx): Promise<CatalogReply> {
   demand(access, 'kv', key, 'read');
   const entry = await ctx.kv.get(key);
   if (!entry) return NOT_FOUND;
-  if (has(q, 'raw')) return { raw: { bytes: entry.value ?? new Uint8Array(), contentType: 'text/plain' } };
+  if (has(q, 'raw')) {
+    const bytes = entry.value ?? Buffer.alloc(0);
+    // text/plain as the reference answers; bytes that are not UTF-8 are labelled binary so that
+    // API Gateway passes them base64-encoded instead of decoding them as text.
+    return { raw: { bytes, contentType: isUtf8(bytes) ? 'text/plain' : 'application/octet-stream' } };
+  }
   return { json: [kvShape(entry)] };
 }
 

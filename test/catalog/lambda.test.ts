@@ -1,0 +1,71 @@
+/**
+ * functions/catalog.ts invoked as Lambda invokes it: API Gateway HTTP API v2 events (binary
+ * bodies base64-encoded) and sys's internal `openapi` invocation, on a real dynalite table.
+ */
+import type { APIGatewayProxyResult } from 'hono/aws-lambda';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded';
+import { ensureTable } from '../../lib/store/setup';
+import { asLambdaEvent, httpEvent, lambdaContext, type HttpEventOptions } from '../helpers/apigw';
+import { dynamoClient } from '../helpers/store';
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+let dynamo: EmbeddedDynamo;
+let dir: string;
+let handler: Handler;
+
+beforeAll(async () => {
+  dynamo = await startEmbeddedDynamo();
+  dir = mkdtempSync(join(tmpdir(), 'latchkey-catalog-lambda-'));
+  process.env.TABLE_NAME = 'latchkey-catalog-lambda';
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.LOCAL_KEY_FILE = join(dir, 'local.key');
+  process.env.AWS_REGION = 'us-east-1';
+  delete process.env.KMS_KEY_ID;
+  await ensureTable(dynamoClient(dynamo.endpoint), process.env.TABLE_NAME);
+  handler = (await import('../../functions/catalog')).handler as Handler;
+});
+afterAll(async () => {
+  await dynamo?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const invoke = async (method: string, target: string, o: HttpEventOptions = {}) =>
+  (await handler(asLambdaEvent(httpEvent(method, target, o)), lambdaContext())) as APIGatewayProxyResult;
+const bodyOf = (r: APIGatewayProxyResult) => (r.isBase64Encoded ? Buffer.from(r.body, 'base64') : Buffer.from(r.body));
+const header = (r: APIGatewayProxyResult, name: string) => (r.headers as Record<string, string | undefined>)[name.toLowerCase()];
+
+describe('functions/catalog.ts handler', () => {
+  it('stores a binary value sent base64-encoded and answers it back byte for byte', async () => {
+    const bytes = new Uint8Array([0, 255, 1, 254, 10, 13, 0]);
+    const put = await invoke('PUT', '/v1/kv/lambda/bin', { body: bytes });
+    expect(put.statusCode).toBe(200);
+    expect(bodyOf(put).toString()).toBe('true');
+    const raw = await invoke('GET', '/v1/kv/lambda/bin?raw');
+    expect(raw.statusCode).toBe(200);
+    expect(new Uint8Array(bodyOf(raw))).toEqual(bytes);
+    expect(Number(header(raw, 'X-Consul-Index'))).toBeGreaterThan(0);
+  });
+
+  it('registers and lists a service, with the catalog headers', async () => {
+    const reg = await invoke('PUT', '/v1/catalog/register', { body: { Node: 'l1', Address: '10.7.0.1', Service: { Service: 'lam', Port: 9 } } });
+    expect(bodyOf(reg).toString()).toBe('true');
+    const list = await invoke('GET', '/v1/catalog/services');
+    expect(JSON.parse(bodyOf(list).toString())).toEqual({ lam: [] });
+    expect(header(list, 'X-Catalog-Default-ACL-Policy')).toBe('allow');
+  });
+
+  it('refuses a %0a in the path and a value over 512 KiB', async () => {
+    expect((await invoke('GET', '/v1/kv/a%0Ab')).statusCode).toBe(400);
+    expect((await invoke('PUT', '/v1/kv/lambda/big', { body: new Uint8Array(512 * 1024 + 1) })).statusCode).toBe(413);
+  });
+
+  it('answers sys\'s internal openapi invocation with the catalog paths', async () => {
+    const paths = (await handler({ latchkey: 'openapi' }, lambdaContext())) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/kv/{key}', '/catalog/register', '/catalog/service/{name}', '/agent/members']));
+    expect(paths['/kv/{key}']).toHaveProperty('delete');
+  });
+});
