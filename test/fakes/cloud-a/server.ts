@@ -5,13 +5,13 @@
  * and the resource manager's role definitions and assignments. It keeps state, checks bearer
  * tokens and their audience, and injects faults per operation.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DirectoryState } from './state';
 import { graphRoute } from './graph-routes';
 import { armRoute } from './arm-routes';
+import { bearerOk, identityRoute, type Tokens } from './identity-routes';
 
 export interface Fault {
   /** operation name, e.g. "createApplication", "token"; "*" for any */
@@ -71,58 +71,27 @@ export async function startCloudAFake(tls: { key: string; cert: string }, o: { t
   const rootApp = state.createApplication('latchkey-root');
   const rootPw = state.addPassword(rootApp, 'initial', undefined, 0);
   state.servicePrincipals.set('root-sp', { id: 'root-sp', appId: rootApp.appId, displayName: 'latchkey-root' });
-  const tokens = new Map<string, { appId: string; audience: string }>();
+  const tokens: Tokens = new Map();
   const faults: (Fault & { left: number })[] = [];
   const calls: { op: string; status: number }[] = [];
 
-  function token(ctx: Ctx): Reply {
-    const b = ctx.body;
-    if (b.grant_type !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'AADSTS70003: grant type not supported' } };
-    const who = state.authenticate(String(b.client_id ?? ''), String(b.client_secret ?? ''));
-    if (who === 'unknown-client') return { status: 400, body: { error: 'unauthorized_client', error_description: `AADSTS700016: Application with identifier '${String(b.client_id)}' was not found in the directory.` } };
-    if (who === 'bad-secret') return { status: 401, body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' } };
-    const access = randomBytes(24).toString('base64url');
-    tokens.set(access, { appId: who.appId, audience: String(b.scope ?? '').replace(/\/\.default$/, '') });
-    return { status: 200, body: { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: access } };
-  }
-
-  function openid(ctx: Ctx, tenant: string): Reply {
-    const base = `${ctx.origin}/${tenant}`;
-    return {
-      status: 200,
-      body: {
-        token_endpoint: `${base}/oauth2/v2.0/token`,
-        authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
-        device_authorization_endpoint: `${base}/oauth2/v2.0/devicecode`,
-        end_session_endpoint: `${base}/oauth2/v2.0/logout`,
-        issuer: `${base}/v2.0`,
-        jwks_uri: `${base}/discovery/v2.0/keys`,
-        response_types_supported: ['code', 'id_token', 'code id_token', 'id_token token'],
-        tenant_region_scope: null,
-      },
-    };
-  }
-
-  function authorized(req: IncomingMessage, audience: 'graph' | 'arm'): boolean {
-    const t = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const who = t ? tokens.get(t) : undefined;
-    if (!who) return false;
-    return audience === 'graph' ? who.audience.includes('graph') : who.audience.includes('management');
-  }
-
   function route(req: IncomingMessage, ctx: Ctx): { op: string; run: () => Reply } {
-    const p = ctx.url.pathname;
-    const tok = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(p);
-    if (tok && ctx.method === 'POST') return { op: 'token', run: () => token(ctx) };
-    const oid = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/.exec(p);
-    if (oid) return { op: 'openid', run: () => openid(ctx, oid[1]!) };
+    const id = identityRoute(ctx, tokens);
+    if (id) return id;
     const unauth = { status: 401, body: { error: { code: 'InvalidAuthenticationToken', message: 'Access token is missing or invalid.' } } };
-    if (p.startsWith('/v1.0/')) {
-      const g = graphRoute(ctx);
-      return { op: g.op, run: () => (authorized(req, 'graph') ? g.run() : unauth) };
-    }
-    const a = armRoute(ctx);
-    return { op: a.op, run: () => (authorized(req, 'arm') ? a.run() : unauth) };
+    const api = ctx.url.pathname.startsWith('/v1.0/') ? 'graph' : 'arm';
+    const r = api === 'graph' ? graphRoute(ctx) : armRoute(ctx);
+    return { op: r.op, run: () => (bearerOk(req, tokens, api) ? r.run() : unauth) };
+  }
+
+  function answer(op: string, run: () => Reply): Reply {
+    const fault = faults.find((f) => (f.op === op || f.op === '*') && f.left > 0);
+    if (!fault) return run();
+    fault.left--;
+    if (fault.after) run();
+    const status = fault.status ?? 500;
+    if (op === 'token') return { status, body: { error: fault.code ?? 'temporarily_unavailable', error_description: fault.message ?? 'injected' } };
+    return graphError(status, fault.code ?? 'InjectedFault', fault.message ?? 'injected fault');
   }
 
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res: ServerResponse) => {
@@ -131,14 +100,7 @@ export async function startCloudAFake(tls: { key: string; cert: string }, o: { t
       const url = new URL('https://fake' + (req.url ?? '/').replace(/^\/+/, '/'));
       const ctx: Ctx = { state, method: req.method ?? 'GET', url, body: parse(text, req.headers['content-type']), origin: `https://${req.headers.host}` };
       const { op, run } = route(req, ctx);
-      const fault = faults.find((f) => (f.op === op || f.op === '*') && f.left > 0);
-      let reply: Reply;
-      if (fault) {
-        fault.left--;
-        if (fault.after) run();
-        const status = fault.status ?? 500;
-        reply = op === 'token' ? { status, body: { error: fault.code ?? 'temporarily_unavailable', error_description: fault.message ?? 'injected' } } : graphError(status, fault.code ?? 'InjectedFault', fault.message ?? 'injected fault');
-      } else reply = run();
+      const reply = answer(op, run);
       calls.push({ op, status: reply.status });
       const json = reply.body === undefined ? '' : JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.status === 429 ? { 'retry-after': '1' } : {}) });
