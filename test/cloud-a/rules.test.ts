@@ -70,6 +70,11 @@ describe('cloud-a roles: bad input', () => {
     }
   });
 
+  it('refuses a body over the limit with 413', async () => {
+    const r = await req('POST', 'roles/huge', { cloud_a_roles: JSON.stringify([{ scope: '/s', role_name: 'x'.repeat(1_100_000) }]) });
+    expect(r.status).toBe(413);
+  });
+
   it('accepts a resource-group scope and resolves the role by name', async () => {
     const r = await req('POST', 'roles/rg', { cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: `${sub()}/resourceGroups/rg1` }]) });
     expect(r.status).toBe(204);

@@ -77,6 +77,30 @@ describe('cloud-b roles: bad input', () => {
   });
 });
 
+describe('cloud-b: odd names, huge bodies, concurrent calls', () => {
+  it('refuses odd role names', async () => {
+    for (const name of ['-x', 'a%20b', 'x'.repeat(200), '%E2%9C%93', 'a.']) {
+      const r = await req('POST', `role/${name}`, { remote_policies: 'name:ReadOnlyAccess,type:System' });
+      expect(r.status, name).toBe(400);
+    }
+  });
+
+  it('refuses a body over the limit with 413, and stores nothing', async () => {
+    const r = await req('POST', 'role/huge', { inline_policies: JSON.stringify([{ Statement: ['x'.repeat(1_100_000)] }]) });
+    expect(r.status).toBe(413);
+    expect((await req('GET', 'role/huge')).status).toBe(404);
+  });
+
+  it('issues distinct users under concurrent calls and revokes them all', async () => {
+    await req('POST', 'role/many', { inline_policies: [POLICY_DOC], remote_policies: ['name:ReadOnlyAccess,type:System'] });
+    const all = await Promise.all(Array.from({ length: 6 }, () => req('GET', 'creds/many')));
+    expect(all.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(new Set(all.map((r) => r.json!.access_key)).size).toBe(6);
+    await Promise.all(all.map((r) => call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })));
+    expect(b.fake.state.leftovers()).toEqual({ users: [], customPolicies: [], accessKeys: [] });
+  });
+});
+
 describe('credential resolution: environment, then configuration, then instance metadata', () => {
   it('a wrong configured secret is a clear 400 without the secret', async () => {
     await req('POST', 'config', { access_key: b.fake.state.root.id, secret_key: 'not-the-secret' });
