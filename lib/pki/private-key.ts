@@ -1,6 +1,7 @@
 /** Private keys as the reference returns them: `der` (PKCS#1 / SEC1; PKCS#8 for Ed25519) or `pkcs8`. */
 import type { KeyObject } from 'node:crypto';
 import { toPem } from './pem';
+import { privateKeyDer } from './public-key';
 
 export interface EncodedKey {
   der: Buffer;
@@ -8,10 +9,7 @@ export interface EncodedKey {
 }
 
 export function encodePrivateKey(key: KeyObject, privateKeyFormat: string): EncodedKey {
-  const t = key.asymmetricKeyType;
-  if (privateKeyFormat === 'pkcs8' || t === 'ed25519') return { der: key.export({ format: 'der', type: 'pkcs8' }), label: 'PRIVATE KEY' };
-  if (t === 'rsa') return { der: key.export({ format: 'der', type: 'pkcs1' }), label: 'RSA PRIVATE KEY' };
-  return { der: key.export({ format: 'der', type: 'sec1' }), label: 'EC PRIVATE KEY' };
+  return privateKeyDer(key, privateKeyFormat === 'pkcs8');
 }
 
 /** The key text for a response: PEM, or base64 DER with format `der`. */

@@ -10,7 +10,7 @@ import { buildCertificate } from '../../lib/pki/der/certificate';
 import { encodeName } from '../../lib/pki/der/name';
 import { DEFAULT_URLS } from '../../lib/pki/config';
 import { toPem } from '../../lib/pki/pem';
-import { spkiOf } from '../../lib/pki/public-key';
+import { privateKeyDer, spkiOf } from '../../lib/pki/public-key';
 import { altNamesOf, gatherNames } from '../../lib/pki/request-names';
 import { randomSerial } from '../../lib/pki/serial';
 import { leafExtensions } from '../../lib/pki/template';
@@ -34,7 +34,7 @@ describe('DER primitives', () => {
     expect(time(Date.UTC(2050, 0, 1)).toString('latin1')).toContain('20500101000000Z');
     expect(time(Date.UTC(9999, 11, 31, 23, 59, 59))[0]).toBe(0x18);
   });
-  it('lays out SubjectPublicKeyInfo exactly as OpenSSL does', () => {
+  it('lays out SubjectPublicKeyInfo, SEC1 and PKCS#8 exactly as OpenSSL does', () => {
     for (const k of [
       generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
       generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey,
@@ -42,6 +42,8 @@ describe('DER primitives', () => {
       generateKeyPairSync('ed25519').privateKey,
     ]) {
       expect(spkiOf(k).equals(createPublicKey(k).export({ format: 'der', type: 'spki' }))).toBe(true);
+      expect(privateKeyDer(k, true).der.equals(k.export({ format: 'der', type: 'pkcs8' }))).toBe(true);
+      if (k.asymmetricKeyType === 'ec') expect(privateKeyDer(k, false).der.equals(k.export({ format: 'der', type: 'sec1' }))).toBe(true);
     }
   });
 });
