@@ -32,6 +32,7 @@ interface StoredKv {
 
 const PREFIX = 'kv/';
 const SCOPE = 'catalog';
+const PLAIN_PUT_ATTEMPTS = 40;
 const storageKey = (key: string) => PREFIX + key;
 
 export class KvStore {
@@ -90,7 +91,8 @@ export class KvStore {
     const modifyIndex = await this.index.next();
     const record = (createIndex = modifyIndex): StoredKv => ({ value: sealed, flags, createIndex, modifyIndex, lockIndex: 0 });
     if (cas === undefined) {
-      await mutate<StoredKv>(this.part, sk, (cur) => record(cur?.createIndex));
+      // Last writer wins, but CreateIndex is kept: retried (generously) when a writer overtakes.
+      await mutate<StoredKv>(this.part, sk, (cur) => record(cur?.createIndex), { attempts: PLAIN_PUT_ATTEMPTS });
     } else if (!(await this.casPut(sk, cas, record))) {
       return false;
     }

@@ -120,6 +120,12 @@ describe('kv', () => {
     }
   });
 
+  it('many concurrent plain writers on one key all succeed; one of their values stays', async () => {
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => put('plain/race', `w${i}`)));
+    expect(answers.map((a) => a.text)).toEqual(Array.from({ length: 30 }, () => 'true'));
+    expect((await cat(svc, 'GET', '/v1/kv/plain/race?raw')).text).toMatch(/^w\d+$/);
+  });
+
   it('the index only grows, with every write', async () => {
     const seen: number[] = [];
     for (let i = 0; i < 4; i++) {
