@@ -3,8 +3,8 @@
  *  - the crypto limit: EC P-256 key generation + one ECDSA signature in node:crypto (the denominator);
  *  - in-process: the issue/sign pipeline called directly (role rules, template, lean DER builder,
  *    signature, storage), one request at a time on one thread;
- *  - over HTTP on the local server (auth, routing, envelope), 4 clients;
- *  - cfssl serve (Debian golang-cfssl) newcert with the same key type, 4 clients.
+ *  - over HTTP (auth, routing, envelope): the server in its own process, 4 clients;
+ *  - cfssl serve (Debian golang-cfssl) newcert with the same key type, one core (GOMAXPROCS=1), 4 clients.
  *   npx tsx bench/pki.ts
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,10 +16,15 @@ import { pathToFileURL } from 'node:url';
 import { startLocal } from '../functions/local';
 import { setLogLevel } from '../lib/log';
 import { issueLeaf, signLeaf } from '../lib/pki/leaf';
+import { certificateData } from '../lib/pki/response';
 import { parseCsr } from '../lib/pki/parse';
 import { onePem } from '../lib/pki/pem';
 import type { Role } from '../lib/pki/role';
 import { partitionOf } from '../lib/pki/storage';
+
+const csrPem = execFileSync('openssl', ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'], {
+  stdio: ['ignore', 'pipe', 'ignore'],
+}).toString();
 
 async function rate(n: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
   let next = 0;
@@ -50,7 +55,7 @@ async function cfsslRate(dir: string, n: number): Promise<number | undefined> {
     return undefined;
   }
   const port = 18_000 + Math.floor(Math.random() * 2000);
-  const child = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore' });
+  const child = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } });
   try {
     const url = `http://127.0.0.1:${port}/api/v1/cfssl/newcert`;
     const body = JSON.stringify({ request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
@@ -76,6 +81,31 @@ async function cfsslRate(dir: string, n: number): Promise<number | undefined> {
   }
 }
 
+interface ServerInfo {
+  front: string;
+  direct: string;
+  token: string;
+}
+
+/** Starts bench/_pki-server.ts in its own process and waits for its addresses. */
+async function startServer(): Promise<{ info: ServerInfo; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '_pki-server.ts')], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, LOG_LEVEL: 'silent' } });
+  const info = await new Promise<ServerInfo>((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const line = buf.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line) as ServerInfo);
+    });
+    child.once('exit', () => reject(new Error('the bench server exited')));
+  });
+  return { info, stop: () => child.kill('SIGTERM') };
+}
+
+function print(figures: Record<string, number>) {
+  for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(60)} ${v.toFixed(0)}`);
+}
+
 export async function run(): Promise<Record<string, number>> {
   setLogLevel('silent');
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-pki-'));
@@ -86,51 +116,68 @@ export async function run(): Promise<Record<string, number>> {
     const post = async (path: string, body: unknown) => {
       const r = await fetch(`${svc.url}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': root }, body: JSON.stringify(body) });
       if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
-      return r.status === 204 ? undefined : ((await r.json()) as { data: Record<string, string> });
     };
     await post('pki/root/generate/internal', { common_name: 'Bench Root', key_type: 'ec', ttl: '8760h' });
     const roleBody = { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' };
     await post('pki/roles/nostore', { ...roleBody, no_store: true });
     await post('pki/roles/stored', roleBody);
     await post('pki/roles/rsa', { ...roleBody, key_type: 'rsa', no_store: true });
-    const csrPem = execFileSync('openssl', ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-
     const part = partitionOf(svc.deps, 'pki');
     const roleOf = async (name: string) => (await part.get<Role>(`role/${name}`))!.value;
     const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
     const req = { commonName: 'www.example.com', altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false, ttl: undefined, notAfter: undefined, serialNumber: '' };
-    const nostore = await roleOf('nostore');
-    const stored = await roleOf('stored');
-    const rsa = await roleOf('rsa');
+    const [nostore, stored, rsa] = [await roleOf('nostore'), await roleOf('stored'), await roleOf('rsa')];
+    const issueOnce = (role: Role) => async () => certificateData(await issueLeaf(svc.deps, part, role, req, limits, 'der'), 'pem');
     const csr = () => parseCsr(onePem(csrPem, ['CERTIFICATE REQUEST'], 'csr'));
 
-    figures['crypto limit: P-256 keygen + sign (op/s)'] = (cryptoLimit(500), cryptoLimit(5000));
-    await rate(300, 1, () => issueLeaf(svc.deps, part, nostore, req, limits, 'der'));
-    figures['in-process issue EC P-256 no_store (op/s)'] = await rate(3000, 1, () => issueLeaf(svc.deps, part, nostore, req, limits, 'der'));
-    figures['in-process issue EC P-256 stored (op/s)'] = await rate(1000, 1, () => issueLeaf(svc.deps, part, stored, req, limits, 'der'));
-    figures['in-process sign CSR (EC P-256) no_store (op/s)'] = await rate(2000, 1, () => signLeaf(svc.deps, part, nostore, csr(), req, limits));
-    figures['in-process issue RSA-2048 no_store (op/s)'] = await rate(20, 1, () => issueLeaf(svc.deps, part, rsa, req, limits, 'der'));
-
-    const http = (path: string, body: unknown) => async () => {
-      const r = await fetch(`${svc.url}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': root }, body: JSON.stringify(body) });
-      if (r.status !== 200) throw new Error(`${path} answered ${r.status}`);
-      await r.arrayBuffer();
-    };
-    await rate(200, 4, http('pki/issue/nostore', { common_name: 'www.example.com' }));
-    figures['HTTP issue EC P-256 no_store, 4 clients (req/s)'] = await rate(2000, 4, http('pki/issue/nostore', { common_name: 'www.example.com' }));
-    figures['HTTP issue EC P-256 stored, 4 clients (req/s)'] = await rate(1000, 4, http('pki/issue/stored', { common_name: 'www.example.com' }));
-    figures['HTTP sign CSR, 4 clients (req/s)'] = await rate(1000, 4, http('pki/sign/nostore', { csr: csrPem }));
-    figures['HTTP issue RSA-2048 no_store, 4 clients (req/s)'] = await rate(20, 4, http('pki/issue/rsa', { common_name: 'www.example.com' }));
-    const cf = await cfsslRate(dataDir, 1000);
-    if (cf !== undefined) figures['cfssl serve newcert EC P-256, 4 clients (req/s)'] = cf;
-    const limit = figures['crypto limit: P-256 keygen + sign (op/s)']!;
-    figures['in-process issue no_store / crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / limit;
-    for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(52)} ${v.toFixed(0)}`);
-    return figures;
+    cryptoLimit(500);
+    figures['crypto limit: P-256 keygen + sign, node:crypto (op/s)'] = cryptoLimit(5000);
+    await rate(500, 1, issueOnce(nostore));
+    figures['in-process issue EC P-256 no_store (op/s)'] = await rate(5000, 1, issueOnce(nostore));
+    figures['in-process issue EC P-256 stored (op/s)'] = await rate(1000, 1, issueOnce(stored));
+    figures['in-process sign CSR EC P-256 no_store (op/s)'] = await rate(3000, 1, async () => certificateData(await signLeaf(svc.deps, part, nostore, csr(), req, limits), 'pem'));
+    figures['in-process issue RSA-2048 no_store (op/s)'] = await rate(20, 1, issueOnce(rsa));
+    figures['crypto limit again, end of in-process run (op/s)'] = cryptoLimit(5000);
   } finally {
     await svc.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+
+  // Over HTTP: the server in its own process (one thread); this process only drives it.
+  const server = await startServer();
+  try {
+    const { front, direct, token } = server.info;
+    const call = (base: string, path: string, body: unknown) => async () => {
+      const r = await fetch(`${base}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': token }, body: JSON.stringify(body) });
+      if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
+      await r.arrayBuffer();
+    };
+    await call(direct, 'pki/root/generate/internal', { common_name: 'Bench Root', key_type: 'ec', ttl: '8760h' })();
+    const roleBody = { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' };
+    await call(direct, 'pki/roles/nostore', { ...roleBody, no_store: true })();
+    await call(direct, 'pki/roles/stored', roleBody)();
+    await call(direct, 'pki/roles/rsa', { ...roleBody, key_type: 'rsa', no_store: true })();
+    const issue = (base: string, role: string) => call(base, `pki/issue/${role}`, { common_name: 'www.example.com' });
+    await rate(300, 4, issue(direct, 'nostore'));
+    figures['HTTP issue EC P-256 no_store, 4 clients (req/s)'] = await rate(3000, 4, issue(direct, 'nostore'));
+    figures['HTTP issue EC P-256 stored, 4 clients (req/s)'] = await rate(1500, 4, issue(direct, 'stored'));
+    figures['HTTP sign CSR EC P-256, 4 clients (req/s)'] = await rate(1500, 4, call(direct, 'pki/sign/nostore', { csr: csrPem }));
+    figures['HTTP issue RSA-2048 no_store, 4 clients (req/s)'] = await rate(40, 4, issue(direct, 'rsa'));
+    figures['HTTP issue EC P-256 no_store via the LIST-accepting TCP front, 4 clients (req/s)'] = await rate(1000, 4, issue(front, 'nostore'));
+  } finally {
+    server.stop();
+  }
+  const cfsslDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-cfssl-'));
+  try {
+    const cf = await cfsslRate(cfsslDir, 3000);
+    if (cf !== undefined) figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients (req/s)'] = cf;
+  } finally {
+    rmSync(cfsslDir, { recursive: true, force: true });
+  }
+  const limit = figures['crypto limit: P-256 keygen + sign, node:crypto (op/s)']!;
+  figures['in-process issue no_store / crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / limit;
+  print(figures);
+  return figures;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();
