@@ -31,11 +31,11 @@ export function cloudARevoker(deps: Deps, readEnv: EnvReader) {
 }
 
 async function undoStatic(s: Settings, r: StaticRecord): Promise<void> {
-  let keyIds = r.keyId ? [r.keyId] : [];
-  if (!r.keyId) {
-    const app = await getApplication(s, r.appObjectId).catch((e: unknown) => (ignoreNotFound(e), undefined));
-    keyIds = (app?.passwordCredentials ?? []).filter((p) => p.displayName === r.passwordName).map((p) => p.keyId);
-  }
+  // By the recorded key id and by the unique name: a retried addPassword may have made two.
+  const app = await getApplication(s, r.appObjectId).catch((e: unknown) => (ignoreNotFound(e), undefined));
+  if (!app) return;
+  const keyIds = new Set((app.passwordCredentials ?? []).filter((p) => p.displayName === r.passwordName).map((p) => p.keyId));
+  if (r.keyId && (app.passwordCredentials ?? []).some((p) => p.keyId === r.keyId)) keyIds.add(r.keyId);
   for (const keyId of keyIds) await removePassword(s, r.appObjectId, keyId);
 }
 

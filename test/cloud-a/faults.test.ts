@@ -69,6 +69,15 @@ describe('cloud-a: a failure at any creds step leaves nothing behind', () => {
     await expectClean();
   });
 
+  it('a static password created twice (an answer lost, then a retry) is removed twice', async () => {
+    b.fake.inject({ op: 'addPassword', status: 500, code: 'InjectedFault', after: true });
+    const r = await creds('stat');
+    expect(r.status).toBe(200);
+    expect(b.fake.state.applications.get(appId)!.passwordCredentials).toHaveLength(2);
+    expect((await revoke(r.json!.lease_id)).status).toBe(204);
+    await expectClean();
+  });
+
   it('throttling that outlasts the retries is a 429, and nothing is left', async () => {
     b.fake.inject({ op: 'createServicePrincipal', status: 429, code: 'TooManyRequests', count: 3 });
     const r = await creds('dyn');

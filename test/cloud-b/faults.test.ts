@@ -59,6 +59,15 @@ describe('cloud-b: a failure at any creds step leaves nothing behind', () => {
     await expectClean();
   });
 
+  it('a key created twice (an answer lost, then a retry) is deleted twice', async () => {
+    b.fake.inject({ action: 'CreateAccessKey', status: 500, code: 'InternalError', after: true });
+    const r = await creds();
+    expect(r.status).toBe(200);
+    expect(b.fake.state.leftovers().accessKeys).toHaveLength(2);
+    expect((await revoke(r.json!.lease_id)).status).toBe(204);
+    await expectClean();
+  });
+
   it('throttling that outlasts the retries is a 429, and nothing is left', async () => {
     b.fake.inject({ action: 'AttachPolicyToUser', status: 400, code: 'Throttling.User', count: 3 });
     const r = await creds();
