@@ -90,8 +90,14 @@ export async function finalise(deps: Deps, part: Partition, readEnv: EnvReader, 
     const sealed = await sealSecret(deps, part, secret);
     await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, clientSecret: sealed, pending: { ...p, state: 'switched' } } : undefined));
   }
-  const now = { ...s, clientSecret: secret };
-  for (const keyId of p.removeKeyIds) if (keyId !== p.keyId) await removePassword(now, p.appObjectId, keyId);
+  await removeOldPasswords({ ...s, clientSecret: secret }, p);
   await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
   return 'finalised';
+}
+
+/** The passwords from before the rotation, and any twin of the new one (a retried addPassword whose answer was lost). */
+async function removeOldPasswords(s: Settings, p: PendingRotation): Promise<void> {
+  const app = await getApplication(s, p.appObjectId).catch((e: unknown) => (ignoreNotFound(e), undefined));
+  const twins = (app?.passwordCredentials ?? []).filter((pw) => pw.displayName === p.displayName).map((pw) => pw.keyId);
+  for (const keyId of new Set([...p.removeKeyIds, ...twins])) if (keyId !== p.keyId) await removePassword(s, p.appObjectId, keyId);
 }

@@ -64,6 +64,14 @@ describe('rotate-root', () => {
     expect((await req('POST', 'roles/still', { cloud_a_roles: contributor(b) })).status).toBe(204);
   });
 
+  it('a new password created twice (an answer lost, then a retry) keeps only the one in use', async () => {
+    b.fake.inject({ op: 'addPassword', status: 500, code: 'InjectedFault', after: true });
+    const r = await req('POST', 'rotate-root');
+    expect(r.status).toBe(200);
+    expect(rootApp().passwordCredentials.map((p) => p.keyId)).toEqual([r.json!.data.secret_id]);
+    secrets.push(rootApp().passwordCredentials[0]!.secret);
+  });
+
   it('refuses to rotate a secret that comes from CLOUDA_CLIENT_SECRET', async () => {
     b.env.CLOUDA_CLIENT_SECRET = 'from-env';
     const r = await req('POST', 'rotate-root');
