@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { localApp } from '../../functions/local';
+import { call } from '../helpers/service';
 import { cat, catalogService, type CatalogService } from './helpers';
 
 let svc: CatalogService;
@@ -146,6 +148,15 @@ describe('catalog conventions', () => {
     expect((await cat(svc, 'DELETE', '/v1/catalog/services')).status).toBe(405);
     const r = await cat(svc, 'PATCH', '/v1/kv/a');
     expect(r).toMatchObject({ status: 405, text: 'method PATCH not allowed' });
+  });
+
+  it('the local server serves the catalog, and sys lists its operations in the OpenAPI document', async () => {
+    const local = localApp(svc.deps, []);
+    expect((await call(local, 'PUT', '/v1/kv/local/k', { raw: 'v' })).text).toBe('true');
+    const doc = await call(local, 'GET', '/v1/sys/openapi', { token: svc.root });
+    const paths = doc.json!.paths as Record<string, Record<string, unknown>>;
+    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/kv/{key}', '/kv/', '/catalog/register', '/catalog/deregister', '/catalog/services', '/catalog/service/{name}', '/catalog/nodes', '/catalog/node/{name}', '/agent/members']));
+    expect(Object.keys(paths['/kv/{key}']!).sort()).toEqual(['delete', 'get', 'post']);
   });
 
   it('refuses another datacenter and filter expressions', async () => {
