@@ -1,6 +1,7 @@
-import { handle } from 'hono/aws-lambda';
 import { depsFromEnvironment } from '../lib/deps';
-import { createEngineApp } from '../lib/engines';
+import { engineFunction } from '../lib/lambda';
 import { sshEngine } from '../lib/ssh/engine';
 
-export const handler = handle(createEngineApp(sshEngine, depsFromEnvironment()));
+// API Gateway events go to the engine's app; sys and the sweeper invoke it to revoke its leases
+// and to describe its paths (lib/lambda.ts).
+export const handler = engineFunction(sshEngine, depsFromEnvironment());
