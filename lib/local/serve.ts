@@ -27,6 +27,9 @@ export async function serve(fetch: FetchHandler, options: { port?: number; host?
   const sockets = new Set<Socket>();
   const front = createTcpServer((client) => {
     const upstream = connect(inner, '127.0.0.1');
+    // No Nagle on the relay: a request with a body would otherwise wait for a delayed ACK (~40 ms).
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     sockets.add(client).add(upstream);
     const drop = () => {
       client.destroy();

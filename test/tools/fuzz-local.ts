@@ -23,6 +23,7 @@ const policy = {
   path: {
     '*': { capabilities: ALL },
     'auth/token/revoke*': { capabilities: ['deny'] },
+    'auth/token/revoke-self': { capabilities: ['deny'] },
     'sys/policy/fuzzer': { capabilities: ['deny'] },
   },
 };
@@ -35,7 +36,8 @@ if (put.status !== 204) throw new Error(`policy write failed: ${put.status}`);
 const created = await fetch(`${svc.url}/v1/auth/token/create`, {
   method: 'POST',
   headers: { 'x-svc-token': root },
-  body: JSON.stringify({ policies: ['fuzzer'], ttl: '24h' }),
+  // Without the default policy: its exact revoke-self rule would outrank the deny glob below.
+  body: JSON.stringify({ policies: ['fuzzer'], ttl: '24h', no_default_policy: true }),
 });
 const token = ((await created.json()) as { auth: { client_token: string } }).auth.client_token;
 
