@@ -1,11 +1,22 @@
 /** `roles/<name>` (write, read, delete) and `roles` (list). */
 import { f } from '../../http/fields';
-import { definePath } from '../../http/path';
+import { definePath, type Req } from '../../http/path';
 import { BadRequest, NotFound } from '../../errors';
 import type { EnvReader } from '../../cloud-common/env-settings';
 import { roleName } from '../../cloud-common/names';
+import type { Json } from '../../store/store';
 import { effectiveSettings, partitionOf, readConfig } from '../config';
 import { checkRole, parseGroups, parseRoles, readRole, roleKey, type Role } from '../role';
+
+const fields = {
+  name: f.pathParam(),
+  cloud_a_roles: f.any({ description: 'JSON array of {scope, role_name | role_id} to assign to each generated principal.' }),
+  cloud_a_groups: f.any({ description: 'JSON array of {group_name | object_id} each generated principal joins.' }),
+  application_object_id: f.string({ description: 'An existing application: creds add a password to it instead.' }),
+  ttl: f.duration({ description: 'Default lease TTL.' }),
+  max_ttl: f.duration({ description: 'Maximum lease TTL.' }),
+};
+type R = Req<typeof fields>;
 
 const roleData = (r: Role) => ({
   ttl: r.ttl,
@@ -14,6 +25,37 @@ const roleData = (r: Role) => ({
   cloud_a_groups: r.cloudAGroups.map((g) => ({ group_name: g.groupName, object_id: g.objectId })),
   application_object_id: r.applicationObjectId,
 });
+
+/** The role as written: given fields over the stored role, checked locally. */
+function merged(d: R['data'], cur: Role | undefined): Role {
+  const role: Role = {
+    cloudARoles: d.cloud_a_roles !== undefined ? parseRoles(d.cloud_a_roles) : (cur?.cloudARoles ?? []),
+    cloudAGroups: d.cloud_a_groups !== undefined ? parseGroups(d.cloud_a_groups) : (cur?.cloudAGroups ?? []),
+    applicationObjectId: d.application_object_id ?? cur?.applicationObjectId ?? '',
+    applicationId: cur?.applicationId ?? '',
+    ttl: d.ttl ?? cur?.ttl ?? 0,
+    maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
+  };
+  if (role.applicationObjectId && !/^[A-Za-z0-9-]{1,64}$/.test(role.applicationObjectId)) throw new BadRequest('application_object_id is not an object id');
+  if (role.maxTtl && role.ttl > role.maxTtl) throw new BadRequest('ttl cannot be greater than max_ttl');
+  if (!role.applicationObjectId && role.cloudARoles.length === 0) throw new BadRequest('either application_object_id or cloud_a_roles must be provided');
+  return role;
+}
+
+async function write(req: R, readEnv: EnvReader) {
+  const name = roleName(req.data.name);
+  const part = partitionOf(req.deps, req.mount.path);
+  const role = merged(req.data, await readRole(part, name));
+  const settings = await effectiveSettings(req.deps, (await readConfig(part))?.value, readEnv);
+  const checked = await checkRole(settings, role);
+  await part.put(roleKey(name), checked as unknown as Json);
+  const warnings: string[] = [];
+  if (role.applicationObjectId && (role.cloudARoles.length || role.cloudAGroups.length)) {
+    warnings.push('cloud_a_roles and cloud_a_groups are ignored when application_object_id is set');
+  }
+  if (role.ttl > req.mount.maxLeaseTtl) warnings.push(`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`);
+  return warnings.length ? { data: roleData(checked), warnings } : undefined;
+}
 
 export const rolePaths = (readEnv: EnvReader) => [
   definePath({
@@ -31,44 +73,10 @@ export const rolePaths = (readEnv: EnvReader) => [
   }),
   definePath({
     pattern: 'roles/:name',
-    fields: {
-      name: f.pathParam(),
-      cloud_a_roles: f.any({ description: 'JSON array of {scope, role_name | role_id} to assign to each generated principal.' }),
-      cloud_a_groups: f.any({ description: 'JSON array of {group_name | object_id} each generated principal joins.' }),
-      application_object_id: f.string({ description: 'An existing application: creds add a password to it instead.' }),
-      ttl: f.duration({ description: 'Default lease TTL.' }),
-      max_ttl: f.duration({ description: 'Maximum lease TTL.' }),
-    },
+    fields,
     help: 'Manage roles: what each generated service principal may do.',
     operations: {
-      write: async (req) => {
-        const name = roleName(req.data.name);
-        const part = partitionOf(req.deps, req.mount.path);
-        const d = req.data;
-        const cur = await readRole(part, name);
-        const role: Role = {
-          cloudARoles: d.cloud_a_roles !== undefined ? parseRoles(d.cloud_a_roles) : (cur?.cloudARoles ?? []),
-          cloudAGroups: d.cloud_a_groups !== undefined ? parseGroups(d.cloud_a_groups) : (cur?.cloudAGroups ?? []),
-          applicationObjectId: d.application_object_id ?? cur?.applicationObjectId ?? '',
-          applicationId: cur?.applicationId ?? '',
-          ttl: d.ttl ?? cur?.ttl ?? 0,
-          maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
-        };
-        if (role.applicationObjectId && !/^[A-Za-z0-9-]{1,64}$/.test(role.applicationObjectId)) throw new BadRequest('application_object_id is not an object id');
-        if (role.maxTtl && role.ttl > role.maxTtl) throw new BadRequest('ttl cannot be greater than max_ttl');
-        if (!role.applicationObjectId && role.cloudARoles.length === 0) {
-          throw new BadRequest('either application_object_id or cloud_a_roles must be provided');
-        }
-        const settings = await effectiveSettings(req.deps, (await readConfig(part))?.value, readEnv);
-        const checked = await checkRole(settings, role);
-        await part.put(roleKey(name), checked as unknown as Parameters<typeof part.put>[1]);
-        const warnings: string[] = [];
-        if (role.applicationObjectId && (role.cloudARoles.length || role.cloudAGroups.length)) {
-          warnings.push('cloud_a_roles and cloud_a_groups are ignored when application_object_id is set');
-        }
-        if (role.ttl > req.mount.maxLeaseTtl) warnings.push(`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`);
-        return warnings.length ? { data: roleData(checked), warnings } : undefined;
-      },
+      write: (req) => write(req, readEnv),
       read: async (req) => {
         const role = await readRole(partitionOf(req.deps, req.mount.path), roleName(req.data.name));
         if (!role) throw new NotFound();

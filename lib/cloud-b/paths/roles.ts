@@ -1,6 +1,7 @@
 /** `role/<name>` (write, read, delete), `roles` and `role` (list). */
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
+import type { Json } from '../../store/store';
 import { NotFound } from '../../errors';
 import { roleName } from '../../cloud-common/names';
 import { partitionOf } from '../config';
@@ -22,41 +23,45 @@ async function list(req: Req) {
   return flat({ keys });
 }
 
+const fields = {
+  name: f.pathParam(),
+  remote_policies: f.list({ description: 'Existing policies to attach: "name:<policy>,type:System|Custom".' }),
+  inline_policies: f.any({ description: 'JSON array of policy documents to create and attach.' }),
+  role_arn: f.string({ description: 'A role to assume for STS credentials instead.' }),
+  ttl: f.duration({ description: 'Seconds; 0 falls back to the mount default.' }),
+  max_ttl: f.duration({ description: 'Maximum lifetime of issued credentials.' }),
+};
+
+async function write(req: Req<typeof fields>) {
+  const name = roleName(req.data.name);
+  const part = partitionOf(req.deps, req.mount.path);
+  const cur = await readRole(part, name);
+  const d = req.data;
+  const role: Role = {
+    roleArn: d.role_arn ?? cur?.roleArn ?? '',
+    remotePolicies: d.remote_policies !== undefined ? parseRemotePolicies(regroupRemote(d.remote_policies)) : (cur?.remotePolicies ?? []),
+    inlinePolicies: d.inline_policies !== undefined && d.inline_policies !== null ? parseInlinePolicies(d.inline_policies) : (cur?.inlinePolicies ?? []),
+    ttl: d.ttl ?? cur?.ttl ?? 0,
+    maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
+  };
+  checkRole(role);
+  await part.put(roleKey(name), role as unknown as Json);
+  if (role.roleArn && (role.ttl > 0 || role.maxTtl > 0)) {
+    return flat({ warnings: ["role_arn is set: ttl and max_ttl only bound the STS token's duration (900s to 12h)"] });
+  }
+  if (role.ttl > req.mount.maxLeaseTtl) return flat({ warnings: [`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`] });
+  return undefined;
+}
+
 export const rolePaths = () => [
   definePath({ pattern: 'roles', fields: {}, help: 'List the roles.', operations: { list } }),
   definePath({ pattern: 'role', fields: {}, help: 'List the roles.', operations: { list, read: list } }),
   definePath({
     pattern: 'role/:name',
-    fields: {
-      name: f.pathParam(),
-      remote_policies: f.list({ description: 'Existing policies to attach: "name:<policy>,type:System|Custom".' }),
-      inline_policies: f.any({ description: 'JSON array of policy documents to create and attach.' }),
-      role_arn: f.string({ description: 'A role to assume for STS credentials instead.' }),
-      ttl: f.duration({ description: 'Seconds; 0 falls back to the mount default.' }),
-      max_ttl: f.duration({ description: 'Maximum lifetime of issued credentials.' }),
-    },
+    fields,
     help: 'Manage roles: the policies of generated users, or an assumable role.',
     operations: {
-      write: async (req) => {
-        const name = roleName(req.data.name);
-        const part = partitionOf(req.deps, req.mount.path);
-        const cur = await readRole(part, name);
-        const d = req.data;
-        const role: Role = {
-          roleArn: d.role_arn ?? cur?.roleArn ?? '',
-          remotePolicies: d.remote_policies !== undefined ? parseRemotePolicies(regroupRemote(d.remote_policies)) : (cur?.remotePolicies ?? []),
-          inlinePolicies: d.inline_policies !== undefined && d.inline_policies !== null ? parseInlinePolicies(d.inline_policies) : (cur?.inlinePolicies ?? []),
-          ttl: d.ttl ?? cur?.ttl ?? 0,
-          maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
-        };
-        checkRole(role);
-        await part.put(roleKey(name), role as unknown as Parameters<typeof part.put>[1]);
-        if (role.roleArn && (role.ttl > 0 || role.maxTtl > 0)) {
-          return flat({ warnings: ["role_arn is set: ttl and max_ttl only bound the STS token's duration (900s to 12h)"] });
-        }
-        if (role.ttl > req.mount.maxLeaseTtl) return flat({ warnings: [`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`] });
-        return undefined;
-      },
+      write,
       read: async (req) => {
         const role = await readRole(partitionOf(req.deps, req.mount.path), roleName(req.data.name));
         if (!role) throw new NotFound();
