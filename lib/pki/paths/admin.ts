@@ -23,7 +23,10 @@ export const adminPaths = [
     fields: { serial_number: f.string({ required: true }) },
     help: 'Revoke a certificate by serial number.',
     operations: {
-      write: async (req) => ({ data: { revocation_time: await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number)) } }),
+      write: async (req) => {
+        const seconds = await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number));
+        return { data: { revocation_time: seconds, revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z') } };
+      },
     },
   }),
   definePath({
