@@ -75,6 +75,20 @@ describe('tidy', () => {
     expect((await status('pki_int')).state).toBe('Finished');
   });
 
+  it('config/auto-tidy: the schedule starts a due tidy with the configured options, then waits an interval', async () => {
+    const w = await post('pki/config/auto-tidy', { enabled: true, interval_duration: '1h', tidy_cert_store: true, safety_buffer: '1s' });
+    expect(w.status).toBe(204);
+    expect((await call(svc.app, 'GET', '/v1/pki/config/auto-tidy', { token: svc.root })).json!.data).toMatchObject({ enabled: true, interval_duration: 3600, tidy_cert_store: true, safety_buffer: 1 });
+    const serial = (await post('pki/issue/short', { common_name: 'auto.example.com' })).json!.data.serial_number as string;
+    clock += 2 * 3600_000;
+    const first = (await autoTidy(svc.deps, Date.now() + 30_000)).find((r) => r.mount === 'pki');
+    expect(first).toMatchObject({ ran: true, finished: true });
+    expect((await call(svc.app, 'GET', `/v1/pki/cert/${serial}`)).status).toBe(404);
+    expect(await status()).toMatchObject({ state: 'Finished', tidy_cert_store: true, safety_buffer: 1 });
+    expect((await autoTidy(svc.deps, Date.now() + 30_000)).find((r) => r.mount === 'pki')).toMatchObject({ ran: false });
+    await post('pki/config/auto-tidy', { enabled: false });
+  });
+
   it('rejects bad tidy input', async () => {
     expect((await post('pki/tidy', { safety_buffer: 'soon' })).status).toBe(400);
     expect((await post('pki/tidy', { tidy_cert_store: 'maybe' })).status).toBe(400);
