@@ -2,7 +2,7 @@
  * The CA-key signer: what certificate and CRL code sees of a CA's private key. A local key
  * (sealed in the table) and a KMS key (every signature a KMS Sign call) look the same here.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export type KeyType = 'rsa' | 'ec' | 'ed25519';
 export type HashName = 'sha256' | 'sha384' | 'sha512';
@@ -53,7 +53,7 @@ export function signatureAlgorithm(signer: Pick<Signer, 'keyType' | 'keyBits'>, 
 export function keyIdentifier(spki: Buffer): Buffer {
   // SPKI = SEQUENCE { AlgorithmIdentifier, BIT STRING }; hash the BIT STRING contents after the unused-bits byte.
   const bitString = lastElement(spki);
-  return createHash('sha1').update(bitString.subarray(1)).digest();
+  return hash('sha1', bitString.subarray(1), 'buffer');
 }
 
 /** The value of the last element of a DER SEQUENCE. */

@@ -31,11 +31,23 @@ export interface LeafChoices {
 
 const distribution = (urls: UrlsConfig) => [crlDistributionPoints(urls.crlDistributionPoints), authorityInfoAccess(urls.issuingCertificates, urls.ocspServers)];
 
+const usageCache = new Map<string, (Buffer | undefined)[]>();
+
+/** The key usage and extended key usage extensions of a role: the same bytes for every leaf. */
+function usageExtensions(ku: string[], ekuNames: string[], ekuOids: string[]): (Buffer | undefined)[] {
+  const key = `${ku.join(',')}|${ekuNames.join(',')}|${ekuOids.join(',')}`;
+  let hit = usageCache.get(key);
+  if (!hit) {
+    const eku = [...new Set([...ekuNames.map((n) => EXT_KEY_USAGES[n.toLowerCase()]).filter((x): x is string => !!x), ...ekuOids])];
+    hit = [keyUsage(ku), extKeyUsage(eku)];
+    if (usageCache.size < 1000) usageCache.set(key, hit);
+  }
+  return hit;
+}
+
 export function leafExtensions(c: LeafChoices): (Buffer | undefined)[] {
-  const eku = [...new Set([...c.extKeyUsage.map((n) => EXT_KEY_USAGES[n.toLowerCase()]).filter((x): x is string => !!x), ...c.extKeyUsageOids])];
   return [
-    keyUsage(c.keyUsage),
-    extKeyUsage(eku),
+    ...usageExtensions(c.keyUsage, c.extKeyUsage, c.extKeyUsageOids),
     c.basicConstraintsValidForNonCa ? basicConstraints(false, undefined) : undefined,
     subjectKeyId(keyIdentifier(c.spki)),
     c.issuerKeyId ? authorityKeyId(c.issuerKeyId) : undefined,
