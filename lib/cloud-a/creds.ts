@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { Json } from '../store/store';
+import type { LeaseRecord } from '../sys/leases';
 import type { MountRef } from '../http/path';
 import { CloudError, toHttpError } from '../cloud-common/cloud-error';
+import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
 import { leaseTtl } from '../cloud-common/lease-ttl';
 import { withRetries } from '../cloud-common/retry';
 import { logError } from '../log';
@@ -35,10 +37,8 @@ interface Ctx {
 /** A new principal may take a moment to be visible to the resource manager: retried, bounded. */
 const notYetVisible = (e: unknown) => e instanceof CloudError && (e.code === 'PrincipalNotFound' || e.kind === 'throttled' || e.kind === 'server');
 
-export async function issueCreds(c: Ctx): Promise<Issued> {
-  const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
-  const endDate = new Date(c.deps.now() + maxTtl * 1000).toISOString();
-  const record: DynamicRecord | StaticRecord = c.role.applicationObjectId
+function recordFor(c: Ctx): DynamicRecord | StaticRecord {
+  return c.role.applicationObjectId
     ? { kind: 'static', appObjectId: c.role.applicationObjectId, passwordName: `latchkey-${randomUUID()}`, keyId: '' }
     : {
         kind: 'dynamic',
@@ -49,19 +49,36 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
         assignments: c.role.cloudARoles.map((r) => assignmentId(r.scope, randomUUID())),
         groups: c.role.cloudAGroups.map((g) => g.objectId),
       };
-  const lease = await c.deps.leases.create({
-    mount: c.mount.path,
-    engine: 'cloud-a',
-    path: `creds/${c.roleName}`,
-    ttl,
-    maxTtl,
-    renewable: false,
-    revoke: record as unknown as Json,
-  });
-  const advance = (r: DynamicRecord | StaticRecord) => c.deps.leases.update(lease.lease_id, r as unknown as Json);
+}
+
+/** The write-ahead step: a provisional lease naming everything the next steps will create. */
+export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: DynamicRecord | StaticRecord }> {
+  const record = recordFor(c);
+  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-a', path: `creds/${c.roleName}`, revoke: record as unknown as Json });
+  return { lease, record };
+}
+
+export async function issueCreds(c: Ctx): Promise<Issued> {
+  const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
+  const endDate = new Date(c.deps.now() + maxTtl * 1000).toISOString();
+  const { lease, record } = await beginIssue(c);
+  let latest: DynamicRecord | StaticRecord = record;
+  const advance = async (r: DynamicRecord | StaticRecord) => {
+    latest = r;
+    await c.deps.leases.update(lease.lease_id, r as unknown as Json);
+  };
   try {
     const out = record.kind === 'static' ? await issueStatic(c, record, endDate, advance) : await issueDynamic(c, record, endDate, advance);
-    return { ...out, leaseId: lease.lease_id, ttl: lease.expire_time - lease.issue_time };
+    const final = await finishIssuingLease(c.deps, lease, {
+      mount: c.mount.path,
+      engine: 'cloud-a',
+      path: `creds/${c.roleName}`,
+      ttl,
+      maxTtl,
+      renewable: false,
+      revoke: latest as unknown as Json,
+    });
+    return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time };
   } catch (e) {
     await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
     throw toHttpError(e, 'creating credentials');

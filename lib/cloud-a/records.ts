@@ -2,6 +2,7 @@
  * What a cloud-A lease must undo, written before the cloud objects are created (write-ahead)
  * and advanced as they are: enough for the revoker to find everything even after a crash.
  */
+import type { MovedRecord } from '../cloud-common/issuing-lease';
 export interface DynamicRecord {
   kind: 'dynamic';
   /** The unique display name of the application, known before it exists. */
@@ -22,9 +23,9 @@ export interface StaticRecord {
   keyId: string;
 }
 
-export type CredsRecord = DynamicRecord | StaticRecord;
+export type CredsRecord = DynamicRecord | StaticRecord | MovedRecord;
 
 export function isCredsRecord(v: unknown): v is CredsRecord {
   const k = (v as { kind?: unknown } | null)?.kind;
-  return k === 'dynamic' || k === 'static';
+  return k === 'dynamic' || k === 'static' || k === 'moved';
 }

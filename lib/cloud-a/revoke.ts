@@ -24,6 +24,7 @@ export function cloudARevoker(deps: Deps, readEnv: EnvReader) {
   return async (lease: LeaseRecord): Promise<void> => {
     const record = lease.revoke;
     if (!isCredsRecord(record)) throw new Error('cloud-a lease without a revocation record');
+    if (record.kind === 'moved') return;
     const settings = await effectiveSettings(deps, (await readConfig(partitionOf(deps, lease.mount)))?.value, readEnv);
     if (record.kind === 'static') await undoStatic(settings, record);
     else await undoDynamic(settings, record);

@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { MountRef } from '../http/path';
 import type { Json } from '../store/store';
+import type { LeaseRecord } from '../sys/leases';
 import { toHttpError } from '../cloud-common/cloud-error';
+import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
 import { leaseTtl } from '../cloud-common/lease-ttl';
 import { logError } from '../log';
 import { attachPolicy, assumeRole, createAccessKey, createPolicy, createUser } from './ram';
@@ -57,26 +59,29 @@ async function issueSts(c: Ctx): Promise<Issued> {
   return { accessKey: k.AccessKeyId, secretKey: k.AccessKeySecret, securityToken: k.SecurityToken, expiration: k.Expiration, leaseId: lease.lease_id, ttl: left };
 }
 
-async function issueUser(c: Ctx): Promise<Issued> {
-  const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
+function recordFor(c: Ctx): UserRecord {
   const userName = generatedName(c.displayName, c.roleName, c.deps.now(), 64);
   const policyBase = userName.replace(/[^A-Za-z0-9-]/g, '-');
-  const record: UserRecord = {
+  return {
     kind: 'user',
     userName,
     inlinePolicies: c.role.inlinePolicies.map((p) => `${policyBase}-${p.hash}`),
     remotePolicies: c.role.remotePolicies,
     accessKeyId: '',
   };
-  const lease = await c.deps.leases.create({
-    mount: c.mount.path,
-    engine: 'cloud-b',
-    path: `creds/${c.roleName}`,
-    ttl,
-    maxTtl,
-    renewable: false,
-    revoke: record as unknown as Json,
-  });
+}
+
+/** The write-ahead step: a provisional lease naming the user and policies the next steps create. */
+export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: UserRecord }> {
+  const record = recordFor(c);
+  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, revoke: record as unknown as Json });
+  return { lease, record };
+}
+
+async function issueUser(c: Ctx): Promise<Issued> {
+  const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
+  const { lease, record } = await beginIssue(c);
+  const userName = record.userName;
   try {
     await createUser(c.rpc, userName);
     for (const [i, p] of c.role.inlinePolicies.entries()) {
@@ -85,8 +90,9 @@ async function issueUser(c: Ctx): Promise<Issued> {
     }
     for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
     const key = await createAccessKey(c.rpc, userName);
-    await c.deps.leases.update(lease.lease_id, { ...record, accessKeyId: key.id } as unknown as Json);
-    return { accessKey: key.id, secretKey: key.secret, leaseId: lease.lease_id, ttl: lease.expire_time - lease.issue_time };
+    const revoke = { ...record, accessKeyId: key.id } as unknown as Json;
+    const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: false, revoke });
+    return { accessKey: key.id, secretKey: key.secret, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time };
   } catch (e) {
     await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
     throw toHttpError(e, 'creating credentials');

@@ -1,4 +1,6 @@
 /** What a cloud-B lease must undo, written before anything is created (write-ahead). */
+import type { MovedRecord } from '../cloud-common/issuing-lease';
+
 export interface UserRecord {
   kind: 'user';
   userName: string;
@@ -13,9 +15,9 @@ export interface StsRecord {
   kind: 'sts';
 }
 
-export type CredsRecord = UserRecord | StsRecord;
+export type CredsRecord = UserRecord | StsRecord | MovedRecord;
 
 export function isCredsRecord(v: unknown): v is CredsRecord {
   const k = (v as { kind?: unknown } | null)?.kind;
-  return k === 'user' || k === 'sts';
+  return k === 'user' || k === 'sts' || k === 'moved';
 }

@@ -16,7 +16,7 @@ export function cloudBRevoker(deps: Deps, readEnv: EnvReader) {
   return async (lease: LeaseRecord): Promise<void> => {
     const record = lease.revoke;
     if (!isCredsRecord(record)) throw new Error('cloud-b lease without a revocation record');
-    if (record.kind === 'sts') return;
+    if (record.kind === 'sts' || record.kind === 'moved') return;
     const endpoints = endpointsOf(readEnv);
     const creds = await resolveCredentials(deps, partitionOf(deps, lease.mount), readEnv, endpoints);
     await undoUser({ endpoints, creds }, record);
