@@ -1,55 +1,55 @@
 /**
- * Encodings of a fresh key without OpenSSL's encoder (which costs a good part of a P-256
- * signature per call): EC and Ed25519 keys are laid out from their JWK coordinates, exported
- * once per key.
+ * Encodings of a fresh key with as few OpenSSL encoder calls as possible (each costs a good
+ * part of a P-256 signature): an EC key is exported once as SEC1, and its SubjectPublicKeyInfo
+ * and PKCS#8 forms are laid out from those bytes; Ed25519 comes from its JWK.
  */
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { bits, explicit, int, octets, oid, seq } from './der/asn1';
+import { children, readTlv } from './der/reader';
 
-const CURVE_OIDS: Record<string, string> = { 'P-256': '1.2.840.10045.3.1.7', 'P-384': '1.3.132.0.34', 'P-521': '1.3.132.0.35' };
-const FIELD_BYTES: Record<string, number> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
 const EC_PUBLIC_KEY = '1.2.840.10045.2.1';
-const jwks = new WeakMap<KeyObject, JsonWebKey>();
 
-function jwkOf(key: KeyObject): JsonWebKey {
-  let j = jwks.get(key);
-  if (!j) jwks.set(key, (j = key.export({ format: 'jwk' })));
-  return j;
+interface EcParts {
+  sec1: Buffer;
+  /** Raw TLVs inside the SEC1 structure. */
+  d: Buffer;
+  curve: Buffer;
+  point: Buffer;
 }
 
-const b64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64url');
+const ecCache = new WeakMap<KeyObject, EcParts | null>();
 
-function ecPoint(j: JsonWebKey): Buffer {
-  return Buffer.concat([Buffer.from([4]), b64(j.x), b64(j.y)]);
+/** The SEC1 export taken apart, or null when it lacks the named curve or the public point. */
+function ecParts(key: KeyObject): EcParts | null {
+  let hit = ecCache.get(key);
+  if (hit !== undefined) return hit;
+  const sec1 = key.export({ format: 'der', type: 'sec1' });
+  const [, d, params, pub] = children(readTlv(sec1).value);
+  hit = d && params?.tag === 0xa0 && pub?.tag === 0xa1 ? { sec1, d: d.raw, curve: readTlv(params.value).raw, point: readTlv(pub.value).raw } : null;
+  ecCache.set(key, hit);
+  return hit;
 }
 
-const isLaidOut = (key: KeyObject) => {
-  if (key.asymmetricKeyType === 'ed25519') return true;
-  return key.asymmetricKeyType === 'ec' && CURVE_OIDS[jwkOf(key).crv ?? ''] !== undefined;
-};
+const ecAlgorithm = (curve: Buffer) => seq(oid(EC_PUBLIC_KEY), curve);
 
 export function spkiOf(key: KeyObject): Buffer {
-  if (!isLaidOut(key)) return createPublicKey(key).export({ format: 'der', type: 'spki' });
-  const j = jwkOf(key);
-  if (key.asymmetricKeyType === 'ed25519') return seq(seq(oid('1.3.101.112')), bits(b64(j.x)));
-  return seq(seq(oid(EC_PUBLIC_KEY), oid(CURVE_OIDS[j.crv!]!)), bits(ecPoint(j)));
-}
-
-/** SEC1 ECPrivateKey (RFC 5915); `withParams` false is the form nested in PKCS#8. */
-function sec1(j: JsonWebKey, withParams: boolean): Buffer {
-  const size = FIELD_BYTES[j.crv!]!;
-  const d = b64(j.d);
-  const padded = d.length >= size ? d : Buffer.concat([Buffer.alloc(size - d.length), d]);
-  return seq(int(1), octets(padded), withParams ? explicit(0, oid(CURVE_OIDS[j.crv!]!)) : undefined, explicit(1, bits(ecPoint(j))));
+  if (key.asymmetricKeyType === 'ed25519') {
+    const x = key.export({ format: 'jwk' }).x;
+    if (x) return seq(seq(oid('1.3.101.112')), bits(Buffer.from(x, 'base64url')));
+  }
+  const ec = key.asymmetricKeyType === 'ec' ? ecParts(key) : null;
+  if (ec) return seq(ecAlgorithm(ec.curve), ec.point);
+  return createPublicKey(key).export({ format: 'der', type: 'spki' });
 }
 
 /** The private key as `der` (SEC1 for EC, PKCS#1 for RSA, PKCS#8 for Ed25519) or `pkcs8`. */
 export function privateKeyDer(key: KeyObject, pkcs8: boolean): { der: Buffer; label: string } {
   const type = key.asymmetricKeyType;
-  if (type === 'ec' && isLaidOut(key)) {
-    const j = jwkOf(key);
-    if (!pkcs8) return { der: sec1(j, true), label: 'EC PRIVATE KEY' };
-    return { der: seq(int(0), seq(oid(EC_PUBLIC_KEY), oid(CURVE_OIDS[j.crv!]!)), octets(sec1(j, false))), label: 'PRIVATE KEY' };
+  const ec = type === 'ec' ? ecParts(key) : null;
+  if (ec) {
+    if (!pkcs8) return { der: ec.sec1, label: 'EC PRIVATE KEY' };
+    // PKCS#8 carries the curve in its algorithm; the nested SEC1 keeps only d and the point.
+    return { der: seq(int(0), ecAlgorithm(ec.curve), octets(seq(int(1), ec.d, explicit(1, ec.point)))), label: 'PRIVATE KEY' };
   }
   if (pkcs8 || type !== 'rsa') return { der: key.export({ format: 'der', type: 'pkcs8' }), label: 'PRIVATE KEY' };
   return { der: key.export({ format: 'der', type: 'pkcs1' }), label: 'RSA PRIVATE KEY' };
