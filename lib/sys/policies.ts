@@ -1,6 +1,7 @@
 /** The policy store: named documents in the sys partition, plus the built-in root and default. */
 import { BadRequest } from '../errors';
 import type { Partition } from '../store/store';
+import { authCacheMs, TtlCache } from '../ttl-cache';
 import { mergeRules, parsePolicy, type PolicyDocument, type Rule } from './policy-rules';
 
 export const DEFAULT_POLICY: PolicyDocument = {
@@ -22,6 +23,9 @@ interface StoredPolicy {
 }
 
 export class Policies {
+  /** Parsed documents by name (null: no such policy), briefly, for the authorizer. */
+  private readonly cache = new TtlCache<string, PolicyDocument | null>(authCacheMs());
+
   constructor(private readonly part: Partition) {}
 
   static checkName(name: string): string {
@@ -57,22 +61,28 @@ export class Policies {
     if (text === undefined) throw new BadRequest('missing required field "policy"');
     parsePolicy(typeof document === 'string' ? document : document);
     await this.part.put(`policy/${n}`, { name: n, policy: text });
+    this.cache.delete(n);
   }
 
   async delete(name: string): Promise<void> {
     const n = name.toLowerCase();
     if (n === 'root' || n === 'default') throw new BadRequest(`cannot delete the ${n} policy`);
     await this.part.delete(`policy/${n}`);
+    this.cache.delete(n);
   }
 
   /** Merged rules of the named policies (unknown names grant nothing). */
   async rules(names: string[]): Promise<Rule[]> {
-    const docs = await Promise.all(
-      names.filter((n) => n !== 'root').map(async (n) => {
-        const text = await this.read(n);
-        return text === undefined ? undefined : parsePolicy(text);
-      }),
-    );
-    return mergeRules(docs.filter((d): d is PolicyDocument => d !== undefined));
+    const docs = await Promise.all(names.filter((n) => n !== 'root').map((n) => this.document(n)));
+    return mergeRules(docs.filter((d): d is PolicyDocument => d !== null));
+  }
+
+  private async document(name: string): Promise<PolicyDocument | null> {
+    const hit = this.cache.get(name);
+    if (hit !== undefined) return hit;
+    const text = await this.read(name);
+    const doc = text === undefined ? null : parsePolicy(text);
+    this.cache.set(name, doc);
+    return doc;
   }
 }

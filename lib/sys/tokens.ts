@@ -8,6 +8,7 @@ import { SYSTEM_MAX_LEASE_TTL } from '../config';
 import { BadRequest, ConflictError, ExistsError } from '../errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
 import type { Partition } from '../store/store';
+import { authCacheMs, TtlCache } from '../ttl-cache';
 
 export interface TokenRecord {
   id: string;
@@ -48,6 +49,8 @@ export const expirySort = (seconds: number) => String(seconds).padStart(12, '0')
 
 export class Tokens {
   private key?: Promise<Buffer>;
+  /** Live records of unlimited-use tokens, briefly: most requests then read no token item. */
+  private readonly cache = new TtlCache<string, { value: TokenRecord; version: number }>(authCacheMs());
 
   constructor(
     private readonly part: Partition,
@@ -115,8 +118,13 @@ export class Tokens {
   async lookup(token: string): Promise<{ record: TokenRecord; version: number } | undefined> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 128) return undefined;
     const id = await this.idOf(token);
-    const item = await this.part.get<TokenRecord>(`token/${id}`);
-    if (!item) return undefined;
+    let item = this.cache.get(id);
+    if (!item) {
+      item = await this.part.get<TokenRecord>(`token/${id}`);
+      if (!item) return undefined;
+      // Tokens with num_uses are counted on every use, so they are always read afresh.
+      if (!item.value.num_uses) this.cache.set(id, item);
+    }
     if (!timingSafeEqual(Buffer.from(item.value.id, 'hex'), Buffer.from(id, 'hex'))) return undefined;
     const r = item.value;
     if (r.expire_time && r.expire_time * 1000 <= this.now()) {
@@ -161,6 +169,7 @@ export class Tokens {
 
   /** Revokes the token and, recursively, every token created from it. */
   async revoke(record: TokenRecord): Promise<void> {
+    this.cache.delete(record.id);
     await this.part.delete(`token/${record.id}`);
     for (;;) {
       const page = await this.part.list<{ accessor: string }>(`child/${record.accessor}/`, { limit: 100 });
@@ -185,6 +194,7 @@ export class Tokens {
       : record.creation_time + SYSTEM_MAX_LEASE_TTL;
     ttl = Math.max(0, Math.min(ttl, cap - now));
     const next = { ...record, expire_time: now + ttl };
+    this.cache.delete(record.id);
     await this.part.put(`token/${record.id}`, next);
     await this.part.put(
       `accessor/${record.accessor}`,
