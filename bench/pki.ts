@@ -21,21 +21,12 @@ import { parseCsr } from '../lib/pki/parse';
 import { onePem } from '../lib/pki/pem';
 import type { Role } from '../lib/pki/role';
 import { partitionOf } from '../lib/pki/storage';
+import { rate } from './_rate';
 
 const csrPem = execFileSync('openssl', ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'], {
   stdio: ['ignore', 'pipe', 'ignore'],
 }).toString();
 
-async function rate(n: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < n) await one();
-    }),
-  );
-  return n / ((performance.now() - started) / 1000);
-}
 
 function cryptoLimit(n: number): number {
   const data = Buffer.alloc(600, 1);

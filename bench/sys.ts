@@ -9,17 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLocal } from '../functions/local';
 import { setLogLevel } from '../lib/log';
+import { rate } from './_rate';
 
-async function rate(n: number, concurrency: number, one: () => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < n) await one();
-    }),
-  );
-  return n / ((performance.now() - started) / 1000);
-}
 
 export async function run(): Promise<Record<string, number>> {
   setLogLevel('silent');

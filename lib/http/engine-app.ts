@@ -107,7 +107,7 @@ async function serve(
     : await deps.authorizer.authorize(token, full.replace(/\/$/, ''), op, hit.spec.sudo?.includes(op) ?? false);
 
   const input = op === 'write' ? parseBody(raw, req.headers.get('content-type')) : queryInput(url.searchParams);
-  const { data, ignored } = validateFields(hit.spec.fields, input, hit.params);
+  const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write');
   const result: Result =
     (await handler({
       data,

@@ -72,12 +72,14 @@ export function validateFields(
   fields: Fields,
   input: Record<string, unknown>,
   pathParams: Record<string, string>,
+  /** Required body fields are required of writes; reads, lists and deletes take none. */
+  write = true,
 ): { data: Record<string, unknown>; ignored: string[] } {
   const data: Record<string, unknown> = {};
   const errors: string[] = [];
   for (const [name, field] of Object.entries(fields)) {
     const raw = field.in === 'path' ? pathParams[name] : input[name];
-    const value = coerce(name, field, raw, errors);
+    const value = coerce(name, write || field.in === 'path' ? field : { ...field, required: false }, raw, errors);
     if (value !== undefined) data[name] = value;
   }
   if (errors.length) throw new BadRequest(errors.join('; '));

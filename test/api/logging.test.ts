@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setLogLevel } from '../../lib/log';
 import { call, createTestService, type TestService } from '../helpers/service';
+import { captureLogs } from '../helpers/capture-logs';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -11,21 +12,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function capture(): string[] {
-  const lines: string[] = [];
-  const grab = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(grab);
-  vi.spyOn(process.stderr, 'write').mockImplementation(grab);
-  setLogLevel('info');
-  return lines;
-}
 
 describe('request logs', () => {
   it('write one JSON line per request with the safe fields only', async () => {
-    const lines = capture();
+    const lines = captureLogs();
     const secretPolicy = 'policy-body-that-must-not-be-logged';
     const created = await call(svc.app, 'POST', '/v1/auth/token/create?token=query-secret', {
       token: svc.root,
@@ -47,7 +37,7 @@ describe('request logs', () => {
   });
 
   it('log a fault with its cause, and answer the client with a generic message', async () => {
-    const lines = capture();
+    const lines = captureLogs();
     const policies: typeof svc.deps.policies = Object.create(svc.deps.policies);
     policies.list = () => Promise.reject(new Error('disk on fire'));
     const { createSysApp } = await import('../../lib/sys/app');

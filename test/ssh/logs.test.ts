@@ -6,6 +6,7 @@ import type { TestService } from '../helpers/service';
 import { keygen, tempDir } from './helpers/keys';
 import { freePort } from './helpers/sshd';
 import { call, sshService, writeRole } from './helpers/setup';
+import { captureLogs } from '../helpers/capture-logs';
 
 let svc: TestService;
 const dir = tempDir();
@@ -19,21 +20,10 @@ afterEach(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function capture(): string[] {
-  const lines: string[] = [];
-  const grab = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(grab);
-  vi.spyOn(process.stderr, 'write').mockImplementation(grab);
-  setLogLevel('info');
-  return lines;
-}
 
 describe('SSH request logs', () => {
   it('carry no OTP, CA key, admin key, issued key or token', async () => {
-    const lines = capture();
+    const lines = captureLogs();
     const ca = keygen(dir, 'ed25519');
     const admin = keygen(dir, 'ed25519');
     await call(svc.app, 'POST', '/v1/ssh/config/ca', { token: svc.root, body: { private_key: ca.privText, public_key: ca.pubText } });

@@ -42,6 +42,11 @@ describe('field coercion like the reference server', () => {
     expect(ignored).toEqual(['extra']);
   });
 
+  it('requires required body fields of writes only', () => {
+    expect(() => validateFields(fields, {}, { name: 'a' }, true)).toThrow(/missing required field "req"/);
+    expect(validateFields(fields, {}, { name: 'a' }, false).data).toEqual({ name: 'a', on: false });
+  });
+
   it('applies defaults and leaves optional fields out', () => {
     const { data } = validateFields(fields, { req: 'x' }, { name: 'a' });
     expect(data).toEqual({ name: 'a', on: false, req: 'x' });

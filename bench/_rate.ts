@@ -1,0 +1,11 @@
+/** Shared by the benchmarks: operations per second of `n` calls over `concurrency` loops. */
+export async function rate(n: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await one();
+    }),
+  );
+  return n / ((performance.now() - started) / 1000);
+}
