@@ -8,6 +8,7 @@ import { CloudError, toHttpError } from '../cloud-common/cloud-error';
 import type { Settings } from './config';
 import { findRoleDefinitions, getRoleDefinition } from './arm';
 import { findGroups, getApplication, getGroup } from './graph';
+import { BLANK, parseJsonText } from '../cloud-common/json-text';
 
 export interface AssignedRole {
   roleName: string;
@@ -40,15 +41,8 @@ export async function readRole(part: Partition, name: string): Promise<Role | un
 }
 
 function jsonArray(field: string, raw: unknown): Record<string, unknown>[] {
-  let v = raw;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return [];
-    try {
-      v = JSON.parse(raw);
-    } catch {
-      throw new BadRequest(`error parsing ${field}: not valid JSON`);
-    }
-  }
+  const v = parseJsonText(raw, `error parsing ${field}: not valid JSON`);
+  if (v === BLANK) return [];
   if (!Array.isArray(v)) throw new BadRequest(`error parsing ${field}: expected a JSON array of objects`);
   if (v.length > MAX_ENTRIES) throw new BadRequest(`${field}: at most ${MAX_ENTRIES} entries`);
   return v.map((e, i) => {

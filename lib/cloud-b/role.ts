@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequest } from '../errors';
 import type { Json, Partition } from '../store/store';
+import { BLANK, parseJsonText } from '../cloud-common/json-text';
 
 export interface RemotePolicy {
   name: string;
@@ -66,17 +67,9 @@ export function regroupRemote(items: string[]): string[] {
 }
 
 export function parseInlinePolicies(raw: unknown): InlinePolicy[] {
-  let v = raw;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return [];
-    try {
-      v = JSON.parse(raw);
-    } catch {
-      throw new BadRequest('inline_policies: not valid JSON');
-    }
-  }
-  if (!Array.isArray(v)) v = [v];
-  const docs = v as unknown[];
+  const v = parseJsonText(raw, 'inline_policies: not valid JSON');
+  if (v === BLANK) return [];
+  const docs: unknown[] = Array.isArray(v) ? v : [v];
   if (docs.length > MAX_POLICIES) throw new BadRequest(`inline_policies: at most ${MAX_POLICIES} documents`);
   return docs.map((d, i) => {
     if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new BadRequest(`inline_policies: document ${i} is not a JSON object`);

@@ -92,6 +92,22 @@ interface Build {
   signatureBits: number;
 }
 
+/** What issue and sign take from the role, around the certificate's own parts. */
+function roleBuild(role: Role, parts: Pick<Build, 'issuer' | 'spki' | 'names' | 'notAfter' | 'subject'>): Build {
+  const { ku, eku } = roleKeyUsages(role);
+  return {
+    ...parts,
+    emptySubject: parts.subject.length === 2,
+    notBeforeDuration: role.notBeforeDuration,
+    keyUsage: ku,
+    extKeyUsage: eku,
+    extKeyUsageOids: role.extKeyUsageOids,
+    policyIdentifiers: role.policyIdentifiers,
+    basicConstraintsValidForNonCa: role.basicConstraintsValidForNonCa,
+    signatureBits: role.signatureBits,
+  };
+}
+
 async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<{ der: Buffer; serial: Buffer }> {
   const urls = await cached(deps.store, `${part.name}|urls`, () => readConfig(part, 'urls', DEFAULT_URLS));
   const serial = randomSerial();
@@ -160,17 +176,8 @@ export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: Le
   const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
   const key = await generateKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
   const spki = spkiOf(key);
-  const { ku, eku } = roleKeyUsages(role);
   const subject = encodeName(subjectOf(role, names.commonName, req.serialNumber));
-  const built = await buildAndSign(deps, part, {
-    issuer, spki, names, notAfter, subject,
-    emptySubject: subject.length === 2,
-    notBeforeDuration: role.notBeforeDuration,
-    keyUsage: ku, extKeyUsage: eku, extKeyUsageOids: role.extKeyUsageOids,
-    policyIdentifiers: role.policyIdentifiers,
-    basicConstraintsValidForNonCa: role.basicConstraintsValidForNonCa,
-    signatureBits: role.signatureBits,
-  });
+  const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki, names, notAfter, subject }));
   return finish(part, issuer, built, notAfter, role.noStore, warnings, key, privateKeyFormat);
 }
 
@@ -183,17 +190,8 @@ export async function signLeaf(deps: Deps, part: Partition, role: Role, csr: Par
   checkRoleNames(role, names, req.serialNumber);
   const issuer = await loadIssuer(deps, part);
   const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
-  const { ku, eku } = roleKeyUsages(role);
   const subject = encodeName(subjectOf(role, commonName, req.serialNumber));
-  const built = await buildAndSign(deps, part, {
-    issuer, spki: csr.spki, names, notAfter, subject,
-    emptySubject: subject.length === 2,
-    notBeforeDuration: role.notBeforeDuration,
-    keyUsage: ku, extKeyUsage: eku, extKeyUsageOids: role.extKeyUsageOids,
-    policyIdentifiers: role.policyIdentifiers,
-    basicConstraintsValidForNonCa: role.basicConstraintsValidForNonCa,
-    signatureBits: role.signatureBits,
-  });
+  const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki: csr.spki, names, notAfter, subject }));
   return finish(part, issuer, built, notAfter, role.noStore, warnings);
 }
 

@@ -3,34 +3,20 @@
  * bodies base64-encoded) and sys's internal `openapi` invocation, on a real dynalite table.
  */
 import type { APIGatewayProxyResult } from 'hono/aws-lambda';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded';
-import { ensureTable } from '../../lib/store/setup';
+import { lambdaEnvironment, type LambdaEnvironment } from '../helpers/lambda-env';
 import { asLambdaEvent, httpEvent, lambdaContext, type HttpEventOptions } from '../helpers/apigw';
-import { dynamoClient } from '../helpers/store';
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
-let dynamo: EmbeddedDynamo;
-let dir: string;
+let env: LambdaEnvironment;
 let handler: Handler;
 
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo();
-  dir = mkdtempSync(join(tmpdir(), 'latchkey-catalog-lambda-'));
-  process.env.TABLE_NAME = 'latchkey-catalog-lambda';
-  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-  process.env.LOCAL_KEY_FILE = join(dir, 'local.key');
-  process.env.AWS_REGION = 'us-east-1';
-  delete process.env.KMS_KEY_ID;
-  await ensureTable(dynamoClient(dynamo.endpoint), process.env.TABLE_NAME);
+  env = await lambdaEnvironment('latchkey-catalog-lambda');
   handler = (await import('../../functions/catalog')).handler as Handler;
 });
 afterAll(async () => {
-  await dynamo?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await env?.close();
 });
 
 const invoke = async (method: string, target: string, o: HttpEventOptions = {}) =>

@@ -5,41 +5,27 @@
  */
 import { Hono } from 'hono';
 import { handle, type APIGatewayProxyResult } from 'hono/aws-lambda';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded';
-import { ensureTable } from '../../lib/store/setup';
+import { lambdaEnvironment, type LambdaEnvironment } from '../helpers/lambda-env';
 import { asLambdaEvent, httpEvent, lambdaContext, scheduledEvent, type HttpEventOptions } from '../helpers/apigw';
-import { dynamoClient } from '../helpers/store';
 
 type SysHandler = (typeof import('../../functions/sys'))['handler'];
 type SweeperHandler = (typeof import('../../functions/sweeper'))['handler'];
 
-let dynamo: EmbeddedDynamo;
-let dir: string;
+let env: LambdaEnvironment;
 let sys: SysHandler;
 let sweeper: SweeperHandler;
 let rootToken: string;
 
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo();
-  dir = mkdtempSync(join(tmpdir(), 'latchkey-lambda-'));
   // The functions build their deps at module scope from the environment, as on Lambda.
-  process.env.TABLE_NAME = 'latchkey-lambda-test';
-  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-  process.env.LOCAL_KEY_FILE = join(dir, 'local.key');
-  process.env.AWS_REGION = 'us-east-1';
-  delete process.env.KMS_KEY_ID;
-  await ensureTable(dynamoClient(dynamo.endpoint), process.env.TABLE_NAME);
+  env = await lambdaEnvironment('latchkey-lambda-test');
   sys = (await import('../../functions/sys')).handler;
   sweeper = (await import('../../functions/sweeper')).handler;
 });
 
 afterAll(async () => {
-  await dynamo?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await env?.close();
 });
 
 async function invoke(method: string, target: string, options: HttpEventOptions = {}): Promise<APIGatewayProxyResult> {
