@@ -61,7 +61,7 @@ export function createApp(options: AppOptions): Hono {
     const requestId = randomUUID();
     const req = c.req.raw;
     const url = new URL(req.url);
-    const pretty = hasPretty(req.url);
+    const pretty = hasPretty(url);
     const log: Record<string, unknown> = { request_id: requestId, function: options.name, method: req.method };
     let res: Response;
     try {
@@ -86,7 +86,7 @@ async function serve(
   deps: Deps,
   log: Record<string, unknown>,
 ): Promise<Response> {
-  const path = decodedPath(req.url);
+  const path = decodedPath(url);
   if (!path.startsWith('/v1/')) throw new NotFound(`no handler for route "${path}"`);
   const full = path.slice(4);
   const set = sets.find((s) => full === s.prefix || full.startsWith(s.prefix + '/'));

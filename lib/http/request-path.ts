@@ -4,8 +4,8 @@ import { BadRequest } from '../errors';
 // C0 and C1 controls, DEL, and the Unicode line/paragraph separators.
 const NON_PRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-export function decodedPath(url: string): string {
-  const raw = new URL(url).pathname;
+export function decodedPath(url: string | URL): string {
+  const raw = (typeof url === 'string' ? new URL(url) : url).pathname;
   let decoded: string;
   try {
     decoded = decodeURIComponent(raw);
@@ -16,6 +16,6 @@ export function decodedPath(url: string): string {
   return decoded;
 }
 
-export function hasPretty(url: string): boolean {
-  return new URL(url).searchParams.has('pretty');
+export function hasPretty(url: string | URL): boolean {
+  return (typeof url === 'string' ? new URL(url) : url).searchParams.has('pretty');
 }
