@@ -19,6 +19,7 @@ import { checkKeyParams } from './key-params';
 import { openManagedSigner, resolveManagedKey } from './managed-keys';
 import { parseCertificate, type ParsedCsr } from './parse';
 import { pemBlocks, toPem } from './pem';
+import { issuedKeyOf, type IssuedKey } from './public-key';
 import { altNamesOf, gatherNames, type NameRequest } from './request-names';
 import type { CertOutput } from './response';
 import { colonSerial, randomSerial } from './serial';
@@ -48,7 +49,7 @@ export interface CaRequest extends NameRequest {
 interface NewKey {
   signer: Signer;
   ref: KeyRef;
-  exported?: KeyObject;
+  exported?: IssuedKey;
 }
 
 async function newKey(deps: Deps, part: Partition, k: KeyChoice, aad: string): Promise<NewKey> {
@@ -61,7 +62,7 @@ async function newKey(deps: Deps, part: Partition, k: KeyChoice, aad: string): P
   if (k.keyType === 'any') throw new BadRequest('key_type "any" cannot be used to generate a key');
   const key = await generateKey(k.keyType as 'rsa', checkKeyParams(k.keyType, k.keyBits));
   const ref = await sealKey(deps, part, key.export({ format: 'der', type: 'pkcs8' }), aad);
-  return { signer: new LocalSigner(key), ref, ...(k.type === 'exported' ? { exported: key } : {}) };
+  return { signer: new LocalSigner(key), ref, ...(k.type === 'exported' ? { exported: issuedKeyOf(key) } : {}) };
 }
 
 function caSubject(r: CaRequest): Subject {
@@ -102,7 +103,7 @@ export async function generateRoot(deps: Deps, part: Partition, r: CaRequest, k:
 }
 
 /** intermediate/generate/<type>: a key and a CSR; the key waits in ca/pending for set-signed. */
-export async function generateIntermediate(deps: Deps, part: Partition, r: CaRequest, k: KeyChoice): Promise<{ csr: Buffer; privateKey?: KeyObject }> {
+export async function generateIntermediate(deps: Deps, part: Partition, r: CaRequest, k: KeyChoice): Promise<{ csr: Buffer; privateKey?: IssuedKey }> {
   if (!r.commonName) throw new BadRequest('the common_name field is required');
   const key = await newKey(deps, part, k, 'ca-pending');
   const san = subjectAltName(altNamesOf(gatherNames(r)), false);

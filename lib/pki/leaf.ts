@@ -3,11 +3,9 @@
  * sign-verbatim (a CSR's own subject and SANs). A pipeline of small rules: names, key, ttl,
  * template, sign, store.
  */
-import type { KeyObject } from 'node:crypto';
 import type { Deps } from '../deps';
 import { BadRequest } from '../errors';
 import { signatureAlgorithm } from '../keys/signer';
-import { generateKey } from '../keys/signer-local';
 import type { Partition } from '../store/store';
 import { storeCertificate } from './certs';
 import { cached } from './cache';
@@ -25,7 +23,7 @@ import { randomSerial } from './serial';
 import { leafExtensions } from './template';
 import { resolveNotAfter } from './ttl';
 import { onePem } from './pem';
-import { spkiOf } from './public-key';
+import { newIssuedKey, type IssuedKey } from './public-key';
 
 export interface LeafRequest extends NameRequest {
   ttl?: number | undefined;
@@ -143,7 +141,7 @@ function chainOf(issuer: Issuer): string[] {
   return [issuer.record.certificate, ...issuer.record.chain];
 }
 
-async function finish(part: Partition, issuer: Issuer, built: { der: Buffer; serial: Buffer }, notAfter: number, noStore: boolean, warnings: string[], key?: KeyObject, privateKeyFormat?: string): Promise<LeafResult> {
+async function finish(part: Partition, issuer: Issuer, built: { der: Buffer; serial: Buffer }, notAfter: number, noStore: boolean, warnings: string[], key?: IssuedKey, privateKeyFormat?: string): Promise<LeafResult> {
   if (!noStore) await storeCertificate(part, built.serial, built.der, notAfter);
   return {
     certificate: built.der,
@@ -174,8 +172,8 @@ export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: Le
   checkRoleNames(role, names, req.serialNumber);
   const issuer = await loadIssuer(deps, part);
   const { notAfter, warnings } = ttlFor(deps, role, req, mount, issuer);
-  const key = await generateKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
-  const spki = spkiOf(key);
+  const key = await newIssuedKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
+  const spki = key.spki;
   const subject = encodeName(subjectOf(role, names.commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki, names, notAfter, subject }));
   return finish(part, issuer, built, notAfter, role.noStore, warnings, key, privateKeyFormat);

@@ -8,7 +8,7 @@ import { DEFAULT_URLS } from './config';
 import { buildCertificate } from './der/certificate';
 import { encodeName } from './der/name';
 import { toPem } from './pem';
-import { spkiOf } from './public-key';
+import { newEcKey } from './public-key';
 import { privateKeyText } from './private-key';
 import { altNamesOf, gatherNames } from './request-names';
 import { randomSerial } from './serial';
@@ -32,8 +32,8 @@ export async function quickTlsChain(names: string[] = ['localhost'], ips: string
       extensions: caExtensions({ spki: caKey.spki, issuerKeyId: caId, altNames: noNames, maxPathLength: 0, permittedDnsDomains: [], urls: DEFAULT_URLS }) },
     caKey, alg,
   );
-  const leafKey = await generateKey('ec', 256);
-  const spki = spkiOf(leafKey);
+  const leafKey = newEcKey(256);
+  const spki = leafKey.spki;
   const [cn = 'localhost', ...rest] = names;
   const leafNames = gatherNames({ commonName: cn, altNames: rest, ipSans: ips, uriSans: [], otherSans: [], excludeCnFromSans: false });
   const leaf = await buildCertificate(

@@ -1,7 +1,7 @@
 /** The certificate response `data` in the requested format (pem, der, pem_bundle). */
-import type { KeyObject } from 'node:crypto';
 import { encodePrivateKey, privateKeyText } from './private-key';
 import { onePem, toPem } from './pem';
+import type { IssuedKey } from './public-key';
 import { colonSerial } from './serial';
 
 export interface CertOutput {
@@ -12,7 +12,7 @@ export interface CertOutput {
   issuingCa: string;
   /** The issuer's chain, nearest first, PEM, the issuing CA included. */
   caChain?: string[];
-  privateKey?: KeyObject;
+  privateKey?: IssuedKey;
   privateKeyFormat?: string;
   /** Whether the issuing CA is the certificate itself (pem_bundle then does not repeat it). */
   selfSigned?: boolean;
@@ -31,7 +31,7 @@ export function certificateData(o: CertOutput, format: string): Record<string, u
   if (o.caChain) data.ca_chain = o.caChain.map((c) => asFormat(c, format));
   if (o.privateKey) {
     data.private_key = privateKeyText(o.privateKey, o.privateKeyFormat ?? 'der', format === 'der' ? 'der' : 'pem');
-    data.private_key_type = o.privateKey.asymmetricKeyType;
+    data.private_key_type = o.privateKey.type;
   }
   if (format === 'pem_bundle') {
     const parts = [pem];

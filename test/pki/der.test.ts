@@ -1,7 +1,7 @@
 /** The lean DER builder: byte-exact where node:crypto/OpenSSL can say, and parsed back by @peculiar/x509. */
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { keyIdentifier, signatureAlgorithm } from '../../lib/keys/signer';
 import { LocalSigner } from '../../lib/keys/signer-local';
@@ -10,7 +10,7 @@ import { buildCertificate } from '../../lib/pki/der/certificate';
 import { encodeName } from '../../lib/pki/der/name';
 import { DEFAULT_URLS } from '../../lib/pki/config';
 import { toPem } from '../../lib/pki/pem';
-import { privateKeyDer, spkiOf } from '../../lib/pki/public-key';
+import { ecdhKey, issuedKeyOf, newEcKey } from '../../lib/pki/public-key';
 import { altNamesOf, gatherNames } from '../../lib/pki/request-names';
 import { randomSerial } from '../../lib/pki/serial';
 import { leafExtensions } from '../../lib/pki/template';
@@ -34,17 +34,46 @@ describe('DER primitives', () => {
     expect(time(Date.UTC(2050, 0, 1)).toString('latin1')).toContain('20500101000000Z');
     expect(time(Date.UTC(9999, 11, 31, 23, 59, 59))[0]).toBe(0x18);
   });
-  it('lays out SubjectPublicKeyInfo, SEC1 and PKCS#8 exactly as OpenSSL does', () => {
+  it('lays out SubjectPublicKeyInfo, SEC1 and PKCS#8 of existing keys exactly as OpenSSL does', () => {
     for (const k of [
       generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
       generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey,
       generateKeyPairSync('ec', { namedCurve: 'P-521' }).privateKey,
       generateKeyPairSync('ed25519').privateKey,
+      generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey,
     ]) {
-      expect(spkiOf(k).equals(createPublicKey(k).export({ format: 'der', type: 'spki' }))).toBe(true);
-      expect(privateKeyDer(k, true).der.equals(k.export({ format: 'der', type: 'pkcs8' }))).toBe(true);
-      if (k.asymmetricKeyType === 'ec') expect(privateKeyDer(k, false).der.equals(k.export({ format: 'der', type: 'sec1' }))).toBe(true);
+      const issued = issuedKeyOf(k);
+      expect(issued.type).toBe(k.asymmetricKeyType);
+      expect(issued.spki.equals(createPublicKey(k).export({ format: 'der', type: 'spki' }))).toBe(true);
+      expect(issued.privateDer(true).der.equals(k.export({ format: 'der', type: 'pkcs8' }))).toBe(true);
+      const native = k.asymmetricKeyType === 'ec' ? k.export({ format: 'der', type: 'sec1' }) : k.asymmetricKeyType === 'rsa' ? k.export({ format: 'der', type: 'pkcs1' }) : k.export({ format: 'der', type: 'pkcs8' });
+      expect(issued.privateDer(false).der.equals(native)).toBe(true);
     }
+  });
+  it('lays out fresh ECDH keys of every curve exactly as OpenSSL encodes them', () => {
+    for (const bitsOf of [224, 256, 384, 521]) {
+      for (let i = 0; i < 20; i++) {
+        const issued = newEcKey(bitsOf);
+        const sec1 = issued.privateDer(false);
+        expect(sec1.label).toBe('EC PRIVATE KEY');
+        // OpenSSL reads each encoding back to the same key and writes the same bytes.
+        const k = createPrivateKey({ key: sec1.der, format: 'der', type: 'sec1' });
+        expect(k.asymmetricKeyDetails?.namedCurve).toBe({ 224: 'secp224r1', 256: 'prime256v1', 384: 'secp384r1', 521: 'secp521r1' }[bitsOf]);
+        expect(k.export({ format: 'der', type: 'sec1' }).equals(sec1.der)).toBe(true);
+        expect(k.export({ format: 'der', type: 'pkcs8' }).equals(issued.privateDer(true).der)).toBe(true);
+        expect(createPublicKey(k).export({ format: 'der', type: 'spki' }).equals(issued.spki)).toBe(true);
+      }
+    }
+    expect(() => newEcKey(255)).toThrow(RangeError);
+  });
+  it('pads a private scalar with leading zero bytes to the curve size', () => {
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(Buffer.concat([Buffer.alloc(2), randomBytes(30)]));
+    expect(ecdh.getPrivateKey().length).toBeLessThan(32);
+    const sec1 = ecdhKey(256, ecdh).privateDer(false).der;
+    const k = createPrivateKey({ key: sec1, format: 'der', type: 'sec1' });
+    expect(k.export({ format: 'der', type: 'sec1' }).equals(sec1)).toBe(true);
+    expect(Buffer.from(k.export({ format: 'jwk' }).d!, 'base64url').equals(Buffer.concat([Buffer.alloc(32 - ecdh.getPrivateKey().length), ecdh.getPrivateKey()]))).toBe(true);
   });
 });
 
@@ -53,7 +82,7 @@ describe('a leaf from the lean builder', () => {
     const ca = new LocalSigner(generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey);
     const caName = encodeName({ commonName: 'Lean CA', organization: ['Latchkey'] });
     const leafKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    const spki = spkiOf(leafKey);
+    const spki = issuedKeyOf(leafKey).spki;
     const serial = randomSerial();
     const names = gatherNames({ commonName: 'www.example.com', altNames: ['api.example.com', 'ops@example.com'], ipSans: ['10.1.2.3', '2001:db8::1'], uriSans: ['spiffe://example.com/x'], otherSans: [], excludeCnFromSans: false });
     const notBefore = Date.UTC(2026, 0, 1);

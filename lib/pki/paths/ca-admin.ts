@@ -46,7 +46,7 @@ export const caAdminPaths = [
         return {
           data: {
             csr: der ? out.csr.toString('base64') : toPem('CERTIFICATE REQUEST', out.csr),
-            ...(out.privateKey ? { private_key: privateKeyText(out.privateKey, req.data.private_key_format || 'der', der ? 'der' : 'pem'), private_key_type: out.privateKey.asymmetricKeyType } : {}),
+            ...(out.privateKey ? { private_key: privateKeyText(out.privateKey, req.data.private_key_format || 'der', der ? 'der' : 'pem'), private_key_type: out.privateKey.type } : {}),
           },
         };
       },
