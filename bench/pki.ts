@@ -3,12 +3,14 @@
  *  - the crypto limit: EC P-256 key generation + one ECDSA signature in node:crypto (the denominator);
  *  - in-process: the issue/sign pipeline called directly (role rules, template, lean DER builder,
  *    signature, storage), one request at a time on one thread;
- *  - over HTTP (auth, routing, envelope): the server in its own process, 4 clients;
+ *  - over HTTP (auth, routing, envelope): the local server in its own process (one thread), 4 clients;
  *  - cfssl serve (Debian golang-cfssl) newcert with the same key type, one core (GOMAXPROCS=1), 4 clients.
- *   npx tsx bench/pki.ts
+ * Both servers run side by side and are measured in interleaved rounds (the median is reported),
+ * by the same keep-alive node:http client (bench/_http.ts).
+ *   npx tsx bench/pki.ts          (BENCH_ROUNDS=5 by default)
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createECDH, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +23,7 @@ import { parseCsr } from '../lib/pki/parse';
 import { onePem } from '../lib/pki/pem';
 import type { Role } from '../lib/pki/role';
 import { partitionOf } from '../lib/pki/storage';
+import { caller, median, send } from './_http';
 import { rate } from './_rate';
 
 const csrPem = execFileSync('openssl', ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'], {
@@ -39,37 +42,44 @@ function cryptoLimit(n: number): number {
   return n / ((performance.now() - started) / 1000);
 }
 
-async function cfsslRate(dir: string, n: number): Promise<number | undefined> {
+/** The same loop with the ECDH key generation the issue path uses (lib/pki/public-key.ts). */
+function cryptoLimitEcdh(n: number): number {
+  const data = Buffer.alloc(600, 1);
+  const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const ecdh = createECDH('prime256v1');
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    ecdh.generateKeys();
+    ecdh.getPrivateKey();
+    sign('sha256', data, ca);
+  }
+  return n / ((performance.now() - started) / 1000);
+}
+
+/** cfssl serve on one core with a fresh EC CA; undefined when golang-cfssl is not installed. */
+async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
   try {
     execFileSync('openssl', ['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', join(dir, 'ca-key.pem'), '-out', join(dir, 'ca.pem'), '-subj', '/CN=cfssl bench CA', '-days', '30'], { stdio: 'ignore' });
+    execFileSync('cfssl', ['version'], { stdio: 'ignore' });
   } catch {
     return undefined;
   }
   const port = 18_000 + Math.floor(Math.random() * 2000);
-  const child = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } });
-  try {
-    const url = `http://127.0.0.1:${port}/api/v1/cfssl/newcert`;
-    const body = JSON.stringify({ request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
-    const one = async () => {
-      const r = await fetch(url, { method: 'POST', body });
-      if (r.status !== 200) throw new Error(`cfssl answered ${r.status}`);
-      await r.arrayBuffer();
-    };
-    for (let i = 0; i < 100; i++) {
-      try {
-        await one();
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
+  const child: ChildProcess = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } });
+  const newcert = caller(`http://127.0.0.1:${port}/api/v1/cfssl/newcert`, 'POST', {}, { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
+  for (let i = 0; ; i++) {
+    try {
+      await newcert();
+      break;
+    } catch (e) {
+      if (i > 100) {
+        child.kill();
+        throw e;
       }
+      await new Promise((r) => setTimeout(r, 100));
     }
-    await rate(1500, 4, one);
-    return await rate(n, 4, one);
-  } catch {
-    return undefined;
-  } finally {
-    child.kill();
   }
+  return { newcert, stop: () => child.kill() };
 }
 
 interface ServerInfo {
@@ -129,56 +139,59 @@ export async function run(): Promise<Record<string, number>> {
     figures['in-process sign CSR EC P-256 no_store (op/s)'] = await rate(3000, 1, async () => certificateData(await signLeaf(svc.deps, part, nostore, csr(), req, limits), 'pem'));
     figures['in-process issue RSA-2048 no_store (op/s)'] = await rate(20, 1, issueOnce(rsa));
     figures['crypto limit again, end of in-process run (op/s)'] = cryptoLimit(5000);
+    figures['crypto limit with ECDH keygen, as issue generates keys (op/s)'] = cryptoLimitEcdh(5000);
   } finally {
     await svc.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  // Over HTTP: the server in its own process (one thread); this process only drives it.
+  // Over HTTP: the server in its own process (one thread), cfssl beside it; this process only drives them.
   const server = await startServer();
+  const cfsslDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-cfssl-'));
+  const cfssl = await startCfssl(cfsslDir);
   try {
     const { front, direct, token } = server.info;
-    const call = (base: string, path: string, body: unknown) => async () => {
-      const r = await fetch(`${base}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': token }, body: JSON.stringify(body) });
-      if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
-      await r.arrayBuffer();
-    };
-    await call(direct, 'pki/root/generate/internal', { common_name: 'Bench Root', key_type: 'ec', ttl: '8760h' })();
+    const auth = { 'x-svc-token': token };
+    const post = (base: string, path: string, body: unknown) => caller(`${base}/v1/${path}`, 'POST', auth, body);
+    await post(front, 'pki/root/generate/internal', { common_name: 'Bench Root', key_type: 'ec', ttl: '8760h' })();
     const roleBody = { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' };
-    await call(direct, 'pki/roles/nostore', { ...roleBody, no_store: true })();
-    await call(direct, 'pki/roles/stored', roleBody)();
-    await call(direct, 'pki/roles/rsa', { ...roleBody, key_type: 'rsa', no_store: true })();
-    const issue = (base: string, role: string) => call(base, `pki/issue/${role}`, { common_name: 'www.example.com' });
-    // Warm both servers' JIT and the store before measuring.
-    await rate(1500, 4, issue(direct, 'nostore'));
-    await rate(500, 4, issue(front, 'nostore'));
-    figures['HTTP issue EC P-256 no_store, 4 clients (req/s)'] = await rate(3000, 4, issue(direct, 'nostore'));
-    figures['HTTP issue EC P-256 stored, 4 clients (req/s)'] = await rate(1500, 4, issue(direct, 'stored'));
-    figures['HTTP sign CSR EC P-256, 4 clients (req/s)'] = await rate(1500, 4, call(direct, 'pki/sign/nostore', { csr: csrPem }));
-    figures['HTTP issue RSA-2048 no_store, 4 clients (req/s)'] = await rate(40, 4, issue(direct, 'rsa'));
-    figures['HTTP issue EC P-256 no_store via the LIST-accepting TCP front, 4 clients (req/s)'] = await rate(1000, 4, issue(front, 'nostore'));
-    // The floor under every authenticated request: token check + one item read, no crypto.
-    const roleRead = async () => {
-      const r = await fetch(`${direct}/v1/pki/roles/nostore`, { headers: { 'x-svc-token': token } });
-      if (r.status !== 200) throw new Error(`roles read answered ${r.status}`);
-      await r.arrayBuffer();
-    };
-    figures['HTTP GET roles/<name> (authenticated, no crypto), 4 clients (req/s)'] = await rate(3000, 4, roleRead);
-    figures['HTTP GET ca/pem (unauthenticated, one item read), 4 clients (req/s)'] = await rate(3000, 4, async () => {
-      await (await fetch(`${direct}/v1/pki/ca/pem`)).arrayBuffer();
-    });
+    await post(front, 'pki/roles/nostore', { ...roleBody, no_store: true })();
+    await post(front, 'pki/roles/stored', roleBody)();
+    await post(front, 'pki/roles/rsa', { ...roleBody, key_type: 'rsa', no_store: true })();
+    const issue = (base: string, role: string) => post(base, `pki/issue/${role}`, { common_name: 'www.example.com' });
+    // Warm both servers' JIT before measuring, then interleave rounds so drift hits both alike.
+    await rate(3000, 4, issue(front, 'nostore'));
+    await rate(1000, 4, issue(direct, 'nostore'));
+    if (cfssl) await rate(3000, 4, cfssl.newcert);
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+    const viaFront: number[] = [];
+    const viaDirect: number[] = [];
+    const viaCfssl: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      viaFront.push(await rate(3000, 4, issue(front, 'nostore')));
+      if (cfssl) viaCfssl.push(await rate(3000, 4, cfssl.newcert));
+      viaDirect.push(await rate(3000, 4, issue(direct, 'nostore')));
+    }
+    figures['HTTP issue EC P-256 no_store, local server (npm start listener), 4 clients, median (req/s)'] = median(viaFront);
+    if (cfssl) figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients, median (req/s)'] = median(viaCfssl);
+    figures['HTTP issue EC P-256 no_store, straight to the Node HTTP server (no LIST front), median (req/s)'] = median(viaDirect);
+    figures['HTTP issue EC P-256 stored, local server, 4 clients (req/s)'] = await rate(1500, 4, issue(front, 'stored'));
+    figures['HTTP sign CSR EC P-256 no_store, local server, 4 clients (req/s)'] = await rate(3000, 4, post(front, 'pki/sign/nostore', { csr: csrPem }));
+    figures['HTTP issue RSA-2048 no_store, local server, 4 clients (req/s)'] = await rate(40, 4, issue(front, 'rsa'));
+    // The floors under every request: token check + a cached role read; an unauthenticated read.
+    figures['HTTP GET roles/<name> (authenticated, no crypto), 4 clients (req/s)'] = await rate(3000, 4, caller(`${front}/v1/pki/roles/nostore`, 'GET', auth));
+    figures['HTTP GET ca/pem (unauthenticated), 4 clients (req/s)'] = await rate(3000, 4, async () => send(`${front}/v1/pki/ca/pem`, 'GET'));
+    if (cfssl) {
+      console.log(`rounds (req/s): local server ${viaFront.map((x) => x.toFixed(0)).join(' ')}; cfssl ${viaCfssl.map((x) => x.toFixed(0)).join(' ')}; direct ${viaDirect.map((x) => x.toFixed(0)).join(' ')}`);
+    }
   } finally {
     server.stop();
-  }
-  const cfsslDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-cfssl-'));
-  try {
-    const cf = await cfsslRate(cfsslDir, 3000);
-    if (cf !== undefined) figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients (req/s)'] = cf;
-  } finally {
+    cfssl?.stop();
     rmSync(cfsslDir, { recursive: true, force: true });
   }
   const limit = figures['crypto limit: P-256 keygen + sign, node:crypto (op/s)']!;
   figures['in-process issue no_store / crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / limit;
+  figures['in-process issue no_store / ECDH crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / figures['crypto limit with ECDH keygen, as issue generates keys (op/s)']!;
   print(figures);
   return figures;
 }

@@ -27,7 +27,7 @@ export class Endpoint {
           path,
           method,
           agent: this.agent,
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          headers: Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) }),
         },
         (res) => {
           const parts: Buffer[] = [];

@@ -71,7 +71,9 @@ export function createApp(options: AppOptions): Hono {
       if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
       res = errorResponse(err.status, err.messages, pretty, requestId);
     }
-    logInfo('request', { ...log, status: res.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+    log.status = res.status;
+    log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+    logInfo('request', log);
     return res;
   });
   return app;

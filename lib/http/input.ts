@@ -8,10 +8,17 @@ import type { Field, Fields } from './fields';
 /** Query parameters that steer the HTTP layer and are never fields. */
 const CONTROL_PARAMS = new Set(['list', 'pretty', 'help']);
 
-/** Fails fast on a declared length over the limit, then reads at most `limit` bytes. */
+/** Fails fast on a declared length over the limit, then reads at most `limit` bytes (a chunked body is streamed and cut off there). */
 export async function readRawBody(req: Request, limit: number): Promise<Uint8Array> {
   const declared = req.headers.get('content-length');
   if (declared && Number(declared) > limit) throw new PayloadTooLarge(limit);
+  if (declared) {
+    // A declared length bounds the read (Node's parser holds the body to it; an API Gateway
+    // body is already in memory), and arrayBuffer() takes the adaptor's direct path, no stream.
+    const body = Buffer.from(await req.arrayBuffer());
+    if (body.byteLength > limit) throw new PayloadTooLarge(limit);
+    return body;
+  }
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
@@ -79,7 +86,7 @@ export function validateFields(
   const errors: string[] = [];
   for (const [name, field] of Object.entries(fields)) {
     const raw = field.in === 'path' ? pathParams[name] : input[name];
-    const value = coerce(name, write || field.in === 'path' ? field : { ...field, required: false }, raw, errors);
+    const value = coerce(name, field, (write || field.in === 'path') && field.required === true, raw, errors);
     if (value !== undefined) data[name] = value;
   }
   if (errors.length) throw new BadRequest(errors.join('; '));
@@ -87,17 +94,24 @@ export function validateFields(
   return { data, ignored: ignored.sort() };
 }
 
-function coerce(name: string, field: Field, raw: unknown, errors: string[]): unknown {
+/** A fresh copy of a default, so no handler can change the declared one. */
+function copyDefault(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) return value.slice();
+  return structuredClone(value);
+}
+
+function coerce(name: string, field: Field, required: boolean, raw: unknown, errors: string[]): unknown {
   if (raw === undefined || raw === null) {
-    if (field.required) errors.push(`missing required field "${name}"`);
-    return field.default === undefined ? undefined : structuredClone(field.default);
+    if (required) errors.push(`missing required field "${name}"`);
+    return copyDefault(field.default);
   }
   const r = field.schema.safeParse(raw);
   if (!r.success) {
     errors.push(`field "${name}": ${r.error.issues[0]?.message ?? 'invalid value'}`);
     return undefined;
   }
-  if (field.required && r.data === '') errors.push(`missing required field "${name}"`);
+  if (required && r.data === '') errors.push(`missing required field "${name}"`);
   return r.data;
 }
 

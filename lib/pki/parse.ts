@@ -104,7 +104,7 @@ export function keyOf(spki: Buffer): ParsedKey {
   }
   const d = describeKey(publicKey);
   if (!d) throw new BadRequest('unsupported public key type');
-  return { ...d, spki, publicKey };
+  return { keyType: d.keyType, keyBits: d.keyBits, spki, publicKey };
 }
 
 const HASHES: Record<string, string | null> = {
@@ -149,7 +149,10 @@ export function parseCsr(der: Buffer): ParsedCsr {
     const extReq = info.attributes.find((a) => a.type === '1.2.840.113549.1.9.14');
     const extensions = extReq?.values[0] ? [...AsnConvert.parse(extReq.values[0], Extensions)] : [];
     return {
-      ...key,
+      keyType: key.keyType,
+      keyBits: key.keyBits,
+      spki: key.spki,
+      publicKey: key.publicKey,
       subject: subjectOf(info.subject),
       subjectDer: Buffer.from(AsnConvert.serialize(info.subject)),
       sans: sansOf(extensions),

@@ -58,23 +58,27 @@ function ecKey(k: EcTlvs): IssuedKey {
   };
 }
 
+const generators = new Map<number, ECDH>();
+
 /** A new EC key pair by ECDH key generation, for a curve of `keyBits` (224, 256, 384, 521). */
 export function newEcKey(keyBits: number): IssuedKey {
   const curve = CURVES[keyBits];
   if (!curve) throw new RangeError(`unsupported EC key size ${keyBits}`);
-  const ecdh = createECDH(curve.ecdh);
-  ecdh.generateKeys();
-  return ecdhKey(keyBits, ecdh);
+  // One ECDH context per curve: generateKeys() draws a fresh key pair into it on each call.
+  let ecdh = generators.get(keyBits);
+  if (!ecdh) generators.set(keyBits, (ecdh = createECDH(curve.ecdh)));
+  const point = ecdh.generateKeys();
+  return ecdhKey(keyBits, ecdh, point);
 }
 
-/** The encodings of an ECDH key pair on the curve of `keyBits`. */
-export function ecdhKey(keyBits: number, ecdh: ECDH): IssuedKey {
+/** The encodings of an ECDH key pair on the curve of `keyBits` (`point`: its public key, uncompressed). */
+export function ecdhKey(keyBits: number, ecdh: ECDH, point = ecdh.getPublicKey()): IssuedKey {
   const curve = CURVES[keyBits];
   if (!curve) throw new RangeError(`unsupported EC key size ${keyBits}`);
   // getPrivateKey drops leading zero bytes; SEC1 wants the scalar at the order's full length.
   const raw = ecdh.getPrivateKey();
   const d = raw.length === curve.size ? raw : Buffer.concat([Buffer.alloc(curve.size - raw.length), raw]);
-  return ecKey({ d: octets(d), curve: oid(curve.oid), point: bits(ecdh.getPublicKey()) });
+  return ecKey({ d: octets(d), curve: oid(curve.oid), point: bits(point) });
 }
 
 /** The SEC1 export taken apart, or undefined when it lacks the named curve or the public point. */
