@@ -1,15 +1,17 @@
 /**
- * Reading certificates and CSRs (with @peculiar's ASN.1 schemas) into what the policy code
- * needs, and checking their signatures with node:crypto over the original bytes.
+ * Reading certificates (with @peculiar's ASN.1 schemas) and CSRs (with the lean reader in
+ * der/csr-reader.ts, on the hot sign paths) into what the policy code needs, and checking
+ * their signatures with node:crypto over the original bytes.
  */
 import { AsnConvert } from '@peculiar/asn1-schema';
-import { CertificationRequest } from '@peculiar/asn1-csr';
-import { BasicConstraints, Certificate, Extensions, SubjectAlternativeName, type Extension, type Name } from '@peculiar/asn1-x509';
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { BasicConstraints, Certificate, type Extension, type Name } from '@peculiar/asn1-x509';
+import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { BadRequest } from '../errors';
 import { describeKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
-import { signedParts } from './der/reader';
+import { bits, nul, oid, seq, uint } from './der/asn1';
+import { readCsr } from './der/csr-reader';
+import { children, readTlv, signedParts } from './der/reader';
 import type { Subject } from './der/name';
 
 export interface NameSet {
@@ -32,7 +34,6 @@ export interface ParsedCsr extends ParsedKey {
   subjectDer: Buffer;
   sans: NameSet;
   isCa: boolean;
-  extensions: Extension[];
 }
 
 export interface ParsedCert extends ParsedKey {
@@ -75,19 +76,6 @@ function subjectOf(name: Name): Subject {
   return s as Subject;
 }
 
-export function sansOf(extensions: Extension[]): NameSet {
-  const out: NameSet = { dns: [], email: [], ip: [], uri: [], other: [] };
-  const san = extensions.find((e) => e.extnID === '2.5.29.17');
-  if (!san) return out;
-  for (const g of AsnConvert.parse(san.extnValue.buffer, SubjectAlternativeName)) {
-    if (g.dNSName !== undefined) out.dns.push(g.dNSName);
-    else if (g.rfc822Name !== undefined) out.email.push(g.rfc822Name);
-    else if (g.iPAddress !== undefined) out.ip.push(g.iPAddress);
-    else if (g.uniformResourceIdentifier !== undefined) out.uri.push(g.uniformResourceIdentifier);
-  }
-  return out;
-}
-
 function basicConstraintsOf(extensions: Extension[]): { isCa: boolean; pathLen?: number } {
   const bc = extensions.find((e) => e.extnID === '2.5.29.19');
   if (!bc) return { isCa: false };
@@ -96,15 +84,70 @@ function basicConstraintsOf(extensions: Extension[]): { isCa: boolean; pathLen?:
 }
 
 export function keyOf(spki: Buffer): ParsedKey {
-  let publicKey: KeyObject;
+  let imported: { key: KeyObject; spki: Buffer };
   try {
-    publicKey = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    imported = importSpki(spki);
   } catch (e) {
     throw new BadRequest('unsupported or malformed public key', { cause: e });
   }
-  const d = describeKey(publicKey);
+  const d = describeKey(imported.key);
   if (!d) throw new BadRequest('unsupported public key type');
-  return { keyType: d.keyType, keyBits: d.keyBits, spki, publicKey };
+  return { keyType: d.keyType, keyBits: d.keyBits, spki: imported.spki, publicKey: imported.key };
+}
+
+const EC_CURVES = new Map([
+  [oid('1.2.840.10045.3.1.7').toString('hex'), { crv: 'P-256', size: 32 }],
+  [oid('1.3.132.0.34').toString('hex'), { crv: 'P-384', size: 48 }],
+  [oid('1.3.132.0.35').toString('hex'), { crv: 'P-521', size: 66 }],
+]);
+const EC_PUBLIC_KEY = oid('1.2.840.10045.2.1');
+const RSA_ENCRYPTION = oid('1.2.840.113549.1.1.1');
+const ED25519 = oid('1.3.101.112');
+
+/**
+ * A SubjectPublicKeyInfo as a KeyObject and in canonical DER. OpenSSL's DER decoder costs
+ * ~0.27 ms a key; the common shapes (EC on a named curve with an uncompressed point, RSA,
+ * Ed25519) are read here and imported as JWK (RSA and Ed25519 ~15 µs, EC ~0.14 ms, the curve
+ * check included). Anything else goes through the decoder.
+ */
+function importSpki(spki: Buffer): { key: KeyObject; spki: Buffer } {
+  const jwk = jwkOf(spki);
+  if (!jwk) {
+    const key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    return { key, spki: key.export({ format: 'der', type: 'spki' }) };
+  }
+  return { key: createPublicKey({ key: jwk.jwk, format: 'jwk' }), spki: jwk.canonical };
+}
+
+function jwkOf(spki: Buffer): { jwk: JsonWebKey; canonical: Buffer } | undefined {
+  const [alg, bitString] = children(readTlv(spki).value);
+  if (alg?.tag !== 0x30 || bitString?.tag !== 0x03 || bitString.value[0] !== 0) return undefined;
+  const [id, params, ...rest] = children(alg.value);
+  const key = bitString.value.subarray(1);
+  if (!id || rest.length) return undefined;
+  const b64 = (b: Buffer) => b.toString('base64url');
+  if (id.raw.equals(EC_PUBLIC_KEY)) {
+    const curve = params && EC_CURVES.get(params.raw.toString('hex'));
+    if (!curve || key.length !== 1 + 2 * curve.size || key[0] !== 4) return undefined;
+    return {
+      jwk: { kty: 'EC', crv: curve.crv, x: b64(key.subarray(1, 1 + curve.size)), y: b64(key.subarray(1 + curve.size)) },
+      canonical: seq(seq(EC_PUBLIC_KEY, params.raw), bits(key)),
+    };
+  }
+  if (id.raw.equals(RSA_ENCRYPTION)) {
+    if (params?.tag !== 0x05 || params.value.length) return undefined;
+    const [n, e, ...more] = children(readTlv(key).value);
+    if (n?.tag !== 0x02 || e?.tag !== 0x02 || more.length || (n.value[0] ?? 0) & 0x80 || (e.value[0] ?? 0) & 0x80) return undefined;
+    const strip = (b: Buffer) => b.subarray(b.findIndex((x) => x !== 0));
+    const [nn, ee] = [strip(n.value), strip(e.value)];
+    if (!nn.length || !ee.length) return undefined;
+    return { jwk: { kty: 'RSA', n: b64(nn), e: b64(ee) }, canonical: seq(seq(RSA_ENCRYPTION, nul()), bits(seq(uint(nn), uint(ee)))) };
+  }
+  if (id.raw.equals(ED25519)) {
+    if (params || key.length !== 32) return undefined;
+    return { jwk: { kty: 'OKP', crv: 'Ed25519', x: b64(key) }, canonical: seq(seq(ED25519), bits(key)) };
+  }
+  return undefined;
 }
 
 const HASHES: Record<string, string | null> = {
@@ -117,16 +160,22 @@ const HASHES: Record<string, string | null> = {
   '1.3.101.112': null,
 };
 
-/** Whether `der` (certificate, CSR or CRL) is signed by `key`, with an algorithm the service accepts. */
-export function signatureValid(der: Buffer, signatureOid: string, key: KeyObject): boolean {
-  const hash = HASHES[signatureOid];
-  if (hash === undefined) return false;
-  const { tbs, signature } = signedParts(der);
+const HASH_BY_OID = new Map(Object.entries(HASHES).map(([dotted, hash]) => [oid(dotted).toString('hex'), hash]));
+
+function verifies(hash: string | null, tbs: Buffer, key: KeyObject, signature: Buffer): boolean {
   try {
     return verify(hash, tbs, key, signature);
   } catch {
     return false;
   }
+}
+
+/** Whether `der` (certificate, CSR or CRL) is signed by `key`, with an algorithm the service accepts. */
+export function signatureValid(der: Buffer, signatureOid: string, key: KeyObject): boolean {
+  const hash = HASHES[signatureOid];
+  if (hash === undefined) return false;
+  const { tbs, signature } = signedParts(der);
+  return verifies(hash, tbs, key, signature);
 }
 
 /** Parses, or throws a 400 naming `what`. */
@@ -141,23 +190,19 @@ function guarded<T>(what: string, fn: () => T): T {
 
 export function parseCsr(der: Buffer): ParsedCsr {
   return guarded('the CSR', () => {
-    const csr = AsnConvert.parse(der, CertificationRequest);
-    const info = csr.certificationRequestInfo;
-    const spki = Buffer.from(AsnConvert.serialize(info.subjectPKInfo));
-    const key = keyOf(spki);
-    if (!signatureValid(der, csr.signatureAlgorithm.algorithm, key.publicKey)) throw new BadRequest('the signature does not verify');
-    const extReq = info.attributes.find((a) => a.type === '1.2.840.113549.1.9.14');
-    const extensions = extReq?.values[0] ? [...AsnConvert.parse(extReq.values[0], Extensions)] : [];
+    const csr = readCsr(der);
+    const key = keyOf(csr.spki);
+    const hash = HASH_BY_OID.get(csr.signatureOid.toString('hex'));
+    if (hash === undefined || !verifies(hash, csr.tbs, key.publicKey, csr.signature)) throw new BadRequest('the signature does not verify');
     return {
       keyType: key.keyType,
       keyBits: key.keyBits,
       spki: key.spki,
       publicKey: key.publicKey,
-      subject: subjectOf(info.subject),
-      subjectDer: Buffer.from(AsnConvert.serialize(info.subject)),
-      sans: sansOf(extensions),
-      isCa: basicConstraintsOf(extensions).isCa,
-      extensions,
+      subject: csr.subject,
+      subjectDer: csr.subjectDer,
+      sans: { ...csr.sans, other: [] },
+      isCa: csr.isCa,
     };
   });
 }

@@ -1,0 +1,158 @@
+/**
+ * A lean PKCS#10 reader for the sign paths: the parts the policy code needs, read straight off
+ * the DER (the ASN.1 schema library spends ~0.4 ms per CSR; this ~20 µs). Anything malformed
+ * is a BadRequest from the bounds-checked TLV reader.
+ *
+ *   CertificationRequest ::= SEQUENCE { info SEQUENCE { version INTEGER, subject Name,
+ *     subjectPKInfo SEQUENCE, attributes [0] SET OF Attribute }, signatureAlgorithm, signature }
+ */
+import { BadRequest } from '../../errors';
+import { oid } from './asn1';
+import type { Subject } from './name';
+import { children, readTlv, type Tlv } from './reader';
+
+export interface CsrNames {
+  dns: string[];
+  email: string[];
+  ip: string[];
+  uri: string[];
+}
+
+export interface CsrParts {
+  /** The signed CertificationRequestInfo, for the signature check. */
+  tbs: Buffer;
+  /** The signature algorithm's OID as its DER TLV. */
+  signatureOid: Buffer;
+  signature: Buffer;
+  subjectDer: Buffer;
+  subject: Subject;
+  /** The SubjectPublicKeyInfo as sent. */
+  spki: Buffer;
+  sans: CsrNames;
+  isCa: boolean;
+}
+
+const hex = (dotted: string) => oid(dotted).toString('hex');
+
+const ATTRS = new Map<string, keyof Subject>([
+  [hex('2.5.4.3'), 'commonName'],
+  [hex('2.5.4.10'), 'organization'],
+  [hex('2.5.4.11'), 'ou'],
+  [hex('2.5.4.6'), 'country'],
+  [hex('2.5.4.7'), 'locality'],
+  [hex('2.5.4.8'), 'province'],
+  [hex('2.5.4.9'), 'streetAddress'],
+  [hex('2.5.4.17'), 'postalCode'],
+  [hex('2.5.4.5'), 'serialNumber'],
+]);
+const EXTENSION_REQUEST = hex('1.2.840.113549.1.9.14');
+const SUBJECT_ALT_NAME = hex('2.5.29.17');
+const BASIC_CONSTRAINTS = hex('2.5.29.19');
+
+function expect(t: Tlv | undefined, tag: number, what: string): Tlv {
+  if (!t || t.tag !== tag) throw new BadRequest(`malformed ${what}`);
+  return t;
+}
+
+/** A directory string as text: UTF8, Printable, IA5, Teletex (as Latin-1), BMP, Universal. */
+function directoryString(t: Tlv): string {
+  switch (t.tag) {
+    case 0x0c:
+      return t.value.toString('utf8');
+    case 0x13:
+    case 0x16:
+    case 0x14:
+    case 0x12:
+    case 0x1a:
+      return t.value.toString('latin1');
+    case 0x1e: {
+      if (t.value.length % 2) throw new BadRequest('malformed BMPString');
+      return Buffer.from(t.value).swap16().toString('utf16le');
+    }
+    case 0x1c: {
+      if (t.value.length % 4) throw new BadRequest('malformed UniversalString');
+      const points: number[] = [];
+      for (let i = 0; i < t.value.length; i += 4) points.push(t.value.readUInt32BE(i));
+      try {
+        return String.fromCodePoint(...points);
+      } catch {
+        throw new BadRequest('malformed UniversalString');
+      }
+    }
+    default:
+      throw new BadRequest(`unsupported string type 0x${t.tag.toString(16)} in the subject`);
+  }
+}
+
+function subjectOf(name: Tlv): Subject {
+  const s: Record<string, string | string[]> = {};
+  for (const rdn of children(name.value)) {
+    for (const atv of children(expect(rdn, 0x31, 'subject').value)) {
+      const [type, value] = children(expect(atv, 0x30, 'subject attribute').value);
+      const key = ATTRS.get(expect(type, 0x06, 'subject attribute').raw.toString('hex'));
+      if (!key || !value) continue;
+      const v = directoryString(value);
+      if (key === 'commonName' || key === 'serialNumber') s[key] ??= v;
+      else ((s[key] as string[] | undefined) ?? (s[key] = [])).push(v);
+    }
+  }
+  return s as Subject;
+}
+
+function ipText(b: Buffer): string {
+  if (b.length === 4) return [...b].join('.');
+  if (b.length !== 16) throw new BadRequest('malformed IP address in subjectAltName');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(b.readUInt16BE(i).toString(16));
+  // The WHATWG URL parser prints an IPv6 address in its canonical compressed form.
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+}
+
+function sansOf(extnValue: Buffer, out: CsrNames): void {
+  for (const g of children(expect(readTlv(extnValue), 0x30, 'subjectAltName').value)) {
+    if (g.tag === 0x81) out.email.push(g.value.toString('latin1'));
+    else if (g.tag === 0x82) out.dns.push(g.value.toString('latin1'));
+    else if (g.tag === 0x86) out.uri.push(g.value.toString('latin1'));
+    else if (g.tag === 0x87) out.ip.push(ipText(g.value));
+  }
+}
+
+function isCaOf(extnValue: Buffer): boolean {
+  const [first] = children(expect(readTlv(extnValue), 0x30, 'basicConstraints').value);
+  return first?.tag === 0x01 && first.value.length === 1 && first.value[0] !== 0;
+}
+
+export function readCsr(der: Buffer): CsrParts {
+  const outer = expect(readTlv(der), 0x30, 'CSR');
+  if (outer.raw.length !== der.length) throw new BadRequest('malformed CSR: trailing data');
+  const [info, algorithm, signature] = children(outer.value);
+  const [version, subject, spki, attributes] = children(expect(info, 0x30, 'CSR info').value);
+  expect(version, 0x02, 'CSR version');
+  const sigOid = children(expect(algorithm, 0x30, 'signature algorithm').value)[0];
+  const sigBits = expect(signature, 0x03, 'signature');
+  const out: CsrParts = {
+    tbs: info!.raw,
+    signatureOid: expect(sigOid, 0x06, 'signature algorithm').raw,
+    signature: sigBits.value.subarray(1),
+    subjectDer: expect(subject, 0x30, 'subject').raw,
+    subject: subjectOf(subject!),
+    spki: expect(spki, 0x30, 'public key').raw,
+    sans: { dns: [], email: [], ip: [], uri: [] },
+    isCa: false,
+  };
+  if (attributes) {
+    for (const attr of children(expect(attributes, 0xa0, 'CSR attributes').value)) {
+      const [type, values] = children(expect(attr, 0x30, 'CSR attribute').value);
+      if (expect(type, 0x06, 'CSR attribute').raw.toString('hex') !== EXTENSION_REQUEST) continue;
+      const exts = children(expect(values, 0x31, 'extension request').value)[0];
+      for (const ext of children(expect(exts, 0x30, 'extension request').value)) {
+        const parts = children(expect(ext, 0x30, 'extension').value);
+        const id = expect(parts[0], 0x06, 'extension').raw.toString('hex');
+        const value = expect(parts[parts.length - 1], 0x04, 'extension value').value;
+        if (id === SUBJECT_ALT_NAME) sansOf(value, out.sans);
+        else if (id === BASIC_CONSTRAINTS) out.isCa = isCaOf(value);
+      }
+    }
+  }
+  return out;
+}
