@@ -19,19 +19,29 @@ export function rewriteRequestLine(head: string): string {
   return `GET ${target}${sep}list=true ${m[2]}\r\n${head.slice(m[0].length)}`;
 }
 
-export class ListMethodRewriter extends Transform {
+/** The rewrite as a push parser: `feed` takes bytes off the wire and returns the bytes to pass on. */
+export class ListMethodFramer {
   private buf: Buffer = Buffer.alloc(0);
   private state: State = { kind: 'head' };
+  private out: Buffer[] = [];
+  private rewrote = false;
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+  feed(chunk: Buffer): Buffer[] {
+    const fresh = this.buf.length === 0;
+    this.rewrote = false;
+    this.buf = fresh ? chunk : Buffer.concat([this.buf, chunk]);
     while (this.buf.length && this.step());
-    done();
+    const out = this.out;
+    this.out = [];
+    // The common case, whole requests with no LIST and nothing held back, passes as it came.
+    return fresh && !this.rewrote && this.buf.length === 0 && out.length > 1 ? [chunk] : out;
   }
 
-  override _flush(done: TransformCallback): void {
-    if (this.buf.length) this.push(this.buf);
-    done();
+  /** What is left at the end of the stream, unframed. */
+  flush(): Buffer[] {
+    const rest = this.buf.length ? [this.buf] : [];
+    this.buf = Buffer.alloc(0);
+    return rest;
   }
 
   /** Consumes what it can from the buffer; false when it needs more bytes. */
@@ -46,9 +56,15 @@ export class ListMethodRewriter extends Transform {
           if (this.buf.length > MAX_HEAD) this.state = { kind: 'raw' };
           return this.buf.length > MAX_HEAD;
         }
-        const head = this.buf.subarray(0, end + 4).toString('latin1');
+        const raw = this.buf.subarray(0, end + 4);
+        const head = raw.toString('latin1');
         this.buf = this.buf.subarray(end + 4);
-        this.push(Buffer.from(rewriteRequestLine(head), 'latin1'));
+        const rewritten = rewriteRequestLine(head);
+        if (rewritten === head) this.out.push(raw);
+        else {
+          this.out.push(Buffer.from(rewritten, 'latin1'));
+          this.rewrote = true;
+        }
         this.state = nextState(head);
         return true;
       }
@@ -75,7 +91,7 @@ export class ListMethodRewriter extends Transform {
   }
 
   private pass(n: number): boolean {
-    this.push(this.buf.subarray(0, n));
+    this.out.push(this.buf.subarray(0, n));
     this.buf = this.buf.subarray(n);
     return true;
   }
@@ -85,6 +101,21 @@ export class ListMethodRewriter extends Transform {
     this.pass(n);
     this.state = next(left - n);
     return true;
+  }
+}
+
+/** The framer as a stream Transform. */
+export class ListMethodRewriter extends Transform {
+  private readonly framer = new ListMethodFramer();
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    for (const b of this.framer.feed(chunk)) this.push(b);
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    for (const b of this.framer.flush()) this.push(b);
+    done();
   }
 }
 
