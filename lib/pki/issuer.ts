@@ -38,8 +38,13 @@ export async function sealKey(deps: Deps, part: Partition, pkcs8: Buffer, aad: s
 }
 
 /** The issuer able to sign, or a 400 when the mount has no CA (or its key was deleted). */
+/** The CA record through the per-process cache (writes here drop it; other instances within 2 s). */
+export function cachedCa(deps: Deps, part: Partition): Promise<CaRecord | undefined> {
+  return cached(deps.store, `${part.name}|ca`, () => readCa(part));
+}
+
 export async function loadIssuer(deps: Deps, part: Partition): Promise<Issuer> {
-  const record = await cached(deps.store, `${part.name}|ca`, () => readCa(part));
+  const record = await cachedCa(deps, part);
   if (!record?.certificate || !record.key) throw new BadRequest('no default issuer currently configured: generate or import a CA first');
   const cacheKey = `${part.name}|${record.serial}|${record.key.kind}`;
   let hit = cache.get(cacheKey);

@@ -4,21 +4,21 @@ import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 import { readCertificate } from '../certs';
 import { currentCrl } from '../crl';
-import { readCa } from '../issuer';
+import { cachedCa } from '../issuer';
 import { parseCertificate } from '../parse';
 import { onePem, pemBlocks, toPem } from '../pem';
 import { parseSerial } from '../serial';
 import { partitionOf, REVOKED_INDEX, type RevokedRecord } from '../storage';
 
 async function caPem(req: Req): Promise<string> {
-  const ca = await readCa(partitionOf(req.deps, req.mount.path));
+  const ca = await cachedCa(req.deps, partitionOf(req.deps, req.mount.path));
   if (!ca?.certificate) throw new NotFound();
   return ca.certificate;
 }
 
 /** The issuer and the chain above it; `withRoot` false drops self-signed certificates. */
 async function chain(req: Req, withRoot: boolean): Promise<string[]> {
-  const ca = await readCa(partitionOf(req.deps, req.mount.path));
+  const ca = await cachedCa(req.deps, partitionOf(req.deps, req.mount.path));
   if (!ca?.certificate) return [];
   const all = [ca.certificate, ...ca.chain];
   if (withRoot) return all;
