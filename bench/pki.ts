@@ -7,7 +7,7 @@
  *  - cfssl serve (Debian golang-cfssl) newcert with the same key type, one core (GOMAXPROCS=1), 4 clients.
  * Both servers run side by side and are measured in interleaved rounds (the median is reported),
  * by the same keep-alive node:http client (bench/_http.ts).
- *   npx tsx bench/pki.ts          (BENCH_ROUNDS=5 by default)
+ *   npx tsx bench/pki.ts          (BENCH_ROUNDS=7 by default)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createECDH, generateKeyPairSync, sign } from 'node:crypto';
@@ -163,7 +163,7 @@ export async function run(): Promise<Record<string, number>> {
     await rate(3000, 4, issue(front, 'nostore'));
     await rate(1000, 4, issue(direct, 'nostore'));
     if (cfssl) await rate(3000, 4, cfssl.newcert);
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
     const viaFront: number[] = [];
     const viaDirect: number[] = [];
     const viaCfssl: number[] = [];
@@ -173,7 +173,11 @@ export async function run(): Promise<Record<string, number>> {
       viaDirect.push(await rate(3000, 4, issue(direct, 'nostore')));
     }
     figures['HTTP issue EC P-256 no_store, local server (npm start listener), 4 clients, median (req/s)'] = median(viaFront);
-    if (cfssl) figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients, median (req/s)'] = median(viaCfssl);
+    if (cfssl) {
+      figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients, median (req/s)'] = median(viaCfssl);
+      // Each round's pair ran back to back, under the same machine conditions.
+      figures['local server / cfssl, median of the per-round ratios (%)'] = 100 * median(viaFront.map((x, i) => x / viaCfssl[i]!));
+    }
     figures['HTTP issue EC P-256 no_store, straight to the Node HTTP server (no LIST front), median (req/s)'] = median(viaDirect);
     figures['HTTP issue EC P-256 stored, local server, 4 clients (req/s)'] = await rate(1500, 4, issue(front, 'stored'));
     figures['HTTP sign CSR EC P-256 no_store, local server, 4 clients (req/s)'] = await rate(3000, 4, post(front, 'pki/sign/nostore', { csr: csrPem }));
