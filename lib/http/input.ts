@@ -8,10 +8,22 @@ import type { Field, Fields } from './fields';
 /** Query parameters that steer the HTTP layer and are never fields. */
 const CONTROL_PARAMS = new Set(['list', 'pretty', 'help']);
 
-/** Fails fast on a declared length over the limit, then reads at most `limit` bytes (a chunked body is streamed and cut off there). */
+/**
+ * Fails fast on a declared length over the limit, then reads at most `limit` bytes (a chunked
+ * body is streamed and cut off there). A body the client stops sending is a 400, not a fault.
+ */
 export async function readRawBody(req: Request, limit: number): Promise<Uint8Array> {
   const declared = req.headers.get('content-length');
   if (declared && Number(declared) > limit) throw new PayloadTooLarge(limit);
+  try {
+    return await readBounded(req, limit, declared !== null && declared !== '');
+  } catch (e) {
+    if (e instanceof PayloadTooLarge) throw e;
+    throw new BadRequest('the request body could not be read', { cause: e });
+  }
+}
+
+async function readBounded(req: Request, limit: number, declared: boolean): Promise<Uint8Array> {
   if (declared) {
     // A declared length bounds the read (Node's parser holds the body to it; an API Gateway
     // body is already in memory), and arrayBuffer() takes the adaptor's direct path, no stream.

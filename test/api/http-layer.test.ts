@@ -126,6 +126,26 @@ describe('the HTTP layer', () => {
     expect((await call(svc.app, 'GET', '/v1/sys/policy/big', { token: svc.root })).status).toBe(404);
   });
 
+  it('answers 400, not a fault, when the client stops sending the body, declared or not', async () => {
+    for (const headers of [{ 'content-length': '100' }, {}] as Record<string, string>[]) {
+      const failing = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"policy": "pa'));
+          c.error(new Error('client went away'));
+        },
+      });
+      const res = await svc.app.request('http://localhost/v1/sys/policy/cut', {
+        method: 'PUT',
+        body: failing,
+        headers: { 'x-svc-token': svc.root, ...headers },
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { errors: string[] }).errors).toEqual(['the request body could not be read']);
+    }
+    expect((await call(svc.app, 'GET', '/v1/sys/policy/cut', { token: svc.root })).status).toBe(404);
+  });
+
   it('takes the token from X-Svc-Token, X-Vault-Token or Authorization: Bearer', async () => {
     const t = await tokenWith(svc, ['default']);
     for (const headers of <Record<string, string>[]>[{ 'x-svc-token': t }, { 'x-vault-token': t }, { authorization: `Bearer ${t}` }, { authorization: `bearer ${t}` }]) {

@@ -66,6 +66,15 @@ describe('DER primitives', () => {
     }
     expect(() => newEcKey(255)).toThrow(RangeError);
   });
+  it('draws a fresh key pair on every call (the ECDH context per curve is reused)', () => {
+    const keys = Array.from({ length: 200 }, () => newEcKey(256));
+    expect(new Set(keys.map((k) => k.privateDer(false).der.toString('hex'))).size).toBe(200);
+    expect(new Set(keys.map((k) => k.spki.toString('hex'))).size).toBe(200);
+    // A key handed out earlier keeps its own bytes after later keys are drawn.
+    const first = keys[0]!.privateDer(true).der;
+    newEcKey(256);
+    expect(keys[0]!.privateDer(true).der.equals(first)).toBe(true);
+  });
   it('pads a private scalar with leading zero bytes to the curve size', () => {
     const ecdh = createECDH('prime256v1');
     ecdh.setPrivateKey(Buffer.concat([Buffer.alloc(2), randomBytes(30)]));
