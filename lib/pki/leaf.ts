@@ -93,7 +93,7 @@ interface Build {
 /**
  * What issue and sign take from the role, around the certificate's own parts. Fields are
  * listed, not spread: on Node 20's V8 `{ ...parts, more }` costs ~15 µs (measured), more than
- * the whole rest of this step.
+ * the whole rest of this step (Node 22 does it in 0.05 µs; the local server may run on 20).
  */
 function roleBuild(role: Role, parts: Pick<Build, 'issuer' | 'spki' | 'names' | 'notAfter' | 'subject'>): Build {
   const { ku, eku } = roleKeyUsages(role);
