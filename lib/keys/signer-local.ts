@@ -1,19 +1,18 @@
 /** A signer over a private key held in this process (opened from its sealed copy). */
 import { createPublicKey, generateKeyPair as nodeGenerateKeyPair, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
+import { curveNamed, curveOfBits } from './curves';
 import type { KeyType, SignatureAlgorithm, Signer } from './signer';
 
 const generate = promisify(nodeGenerateKeyPair);
 
-const CURVES: Record<number, string> = { 224: 'P-224', 256: 'P-256', 384: 'P-384', 521: 'P-521' };
-const CURVE_BITS: Record<string, number> = { 'P-224': 224, secp224r1: 224, 'P-256': 256, prime256v1: 256, 'P-384': 384, secp384r1: 384, 'P-521': 521, secp521r1: 521 };
 
 /** Key size and type of a node:crypto key, or undefined for a kind the service does not use. */
 export function describeKey(key: KeyObject): { keyType: KeyType; keyBits: number } | undefined {
   const t = key.asymmetricKeyType;
   if (t === 'rsa') return { keyType: 'rsa', keyBits: key.asymmetricKeyDetails?.modulusLength ?? 0 };
   if (t === 'ec') {
-    const bits = CURVE_BITS[key.asymmetricKeyDetails?.namedCurve ?? ''];
+    const bits = curveNamed(key.asymmetricKeyDetails?.namedCurve ?? '')?.bits;
     return bits ? { keyType: 'ec', keyBits: bits } : undefined;
   }
   if (t === 'ed25519') return { keyType: 'ed25519', keyBits: 256 };
@@ -23,7 +22,7 @@ export function describeKey(key: KeyObject): { keyType: KeyType; keyBits: number
 /** RSA off the event loop (it takes tens of milliseconds); EC and Ed25519 inline (tens of microseconds). */
 export async function generateKey(keyType: KeyType, keyBits: number): Promise<KeyObject> {
   if (keyType === 'rsa') return (await generate('rsa', { modulusLength: keyBits, publicExponent: 65537 })).privateKey;
-  if (keyType === 'ec') return generateKeyPairSync('ec', { namedCurve: CURVES[keyBits] ?? 'P-256' }).privateKey;
+  if (keyType === 'ec') return generateKeyPairSync('ec', { namedCurve: (curveOfBits(keyBits) ?? curveOfBits(256)!).name }).privateKey;
   return generateKeyPairSync('ed25519').privateKey;
 }
 

@@ -7,6 +7,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { BasicConstraints, Certificate, type Extension, type Name } from '@peculiar/asn1-x509';
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { BadRequest } from '../errors';
+import { CURVES } from '../keys/curves';
 import { describeKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
 import { bits, nul, oid, seq, uint } from './der/asn1';
@@ -95,11 +96,8 @@ export function keyOf(spki: Buffer): ParsedKey {
   return { keyType: d.keyType, keyBits: d.keyBits, spki: imported.spki, publicKey: imported.key };
 }
 
-const EC_CURVES = new Map([
-  [oid('1.2.840.10045.3.1.7').toString('hex'), { crv: 'P-256', size: 32 }],
-  [oid('1.3.132.0.34').toString('hex'), { crv: 'P-384', size: 48 }],
-  [oid('1.3.132.0.35').toString('hex'), { crv: 'P-521', size: 66 }],
-]);
+/** Curves node:crypto imports as JWK, by the DER of their OID. */
+const JWK_CURVES = new Map(CURVES.flatMap((c) => (c.jwk ? [[oid(c.oid).toString('hex'), { crv: c.jwk, size: c.size }] as const] : [])));
 const EC_PUBLIC_KEY = oid('1.2.840.10045.2.1');
 const RSA_ENCRYPTION = oid('1.2.840.113549.1.1.1');
 const ED25519 = oid('1.3.101.112');
@@ -127,7 +125,7 @@ function jwkOf(spki: Buffer): { jwk: JsonWebKey; canonical: Buffer } | undefined
   if (!id || rest.length) return undefined;
   const b64 = (b: Buffer) => b.toString('base64url');
   if (id.raw.equals(EC_PUBLIC_KEY)) {
-    const curve = params && EC_CURVES.get(params.raw.toString('hex'));
+    const curve = params && JWK_CURVES.get(params.raw.toString('hex'));
     if (!curve || key.length !== 1 + 2 * curve.size || key[0] !== 4) return undefined;
     return {
       jwk: { kty: 'EC', crv: curve.crv, x: b64(key.subarray(1, 1 + curve.size)), y: b64(key.subarray(1 + curve.size)) },

@@ -8,6 +8,7 @@
  * Ed25519 from its JWK. The tests compare every layout byte for byte with OpenSSL's.
  */
 import { createECDH, createPublicKey, type ECDH, type KeyObject } from 'node:crypto';
+import { curveOfBits } from '../keys/curves';
 import { generateKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
 import { bits, explicit, int, octets, oid, seq } from './der/asn1';
@@ -26,14 +27,6 @@ export interface IssuedKey {
 }
 
 const EC_PUBLIC_KEY = '1.2.840.10045.2.1';
-
-/** The curves the engine issues on: ECDH name, OID, and the byte length of a private scalar. */
-const CURVES: Record<number, { ecdh: string; oid: string; size: number }> = {
-  224: { ecdh: 'secp224r1', oid: '1.3.132.0.33', size: 28 },
-  256: { ecdh: 'prime256v1', oid: '1.2.840.10045.3.1.7', size: 32 },
-  384: { ecdh: 'secp384r1', oid: '1.3.132.0.34', size: 48 },
-  521: { ecdh: 'secp521r1', oid: '1.3.132.0.35', size: 66 },
-};
 
 /** An EC key as encoded TLVs: the private scalar OCTET STRING, the curve OID, the point BIT STRING. */
 interface EcTlvs {
@@ -62,18 +55,18 @@ const generators = new Map<number, ECDH>();
 
 /** A new EC key pair by ECDH key generation, for a curve of `keyBits` (224, 256, 384, 521). */
 export function newEcKey(keyBits: number): IssuedKey {
-  const curve = CURVES[keyBits];
+  const curve = curveOfBits(keyBits);
   if (!curve) throw new RangeError(`unsupported EC key size ${keyBits}`);
   // One ECDH context per curve: generateKeys() draws a fresh key pair into it on each call.
   let ecdh = generators.get(keyBits);
-  if (!ecdh) generators.set(keyBits, (ecdh = createECDH(curve.ecdh)));
+  if (!ecdh) generators.set(keyBits, (ecdh = createECDH(curve.name)));
   const point = ecdh.generateKeys();
   return ecdhKey(keyBits, ecdh, point);
 }
 
 /** The encodings of an ECDH key pair on the curve of `keyBits` (`point`: its public key, uncompressed). */
 export function ecdhKey(keyBits: number, ecdh: ECDH, point = ecdh.getPublicKey()): IssuedKey {
-  const curve = CURVES[keyBits];
+  const curve = curveOfBits(keyBits);
   if (!curve) throw new RangeError(`unsupported EC key size ${keyBits}`);
   // getPrivateKey drops leading zero bytes; SEC1 wants the scalar at the order's full length.
   const raw = ecdh.getPrivateKey();
