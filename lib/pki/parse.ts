@@ -13,7 +13,7 @@ import type { KeyType } from '../keys/signer';
 import { bits, nul, oid, seq, uint } from './der/asn1';
 import { readCsr } from './der/csr-reader';
 import { children, readTlv, signedParts } from './der/reader';
-import type { Subject } from './der/name';
+import { addAttribute, subjectKeyOf, type Subject } from './der/name';
 
 export interface NameSet {
   dns: string[];
@@ -51,30 +51,15 @@ export interface ParsedCert extends ParsedKey {
   extensions: Extension[];
 }
 
-const ATTRS: Record<string, keyof Subject> = {
-  '2.5.4.3': 'commonName',
-  '2.5.4.10': 'organization',
-  '2.5.4.11': 'ou',
-  '2.5.4.6': 'country',
-  '2.5.4.7': 'locality',
-  '2.5.4.8': 'province',
-  '2.5.4.9': 'streetAddress',
-  '2.5.4.17': 'postalCode',
-  '2.5.4.5': 'serialNumber',
-};
-
 function subjectOf(name: Name): Subject {
-  const s: Record<string, string | string[]> = {};
+  const s: Subject = {};
   for (const rdn of name) {
     for (const atv of rdn) {
-      const key = ATTRS[atv.type];
-      if (!key) continue;
-      const v = atv.value.toString();
-      if (key === 'commonName' || key === 'serialNumber') s[key] ??= v;
-      else s[key] = [...((s[key] as string[] | undefined) ?? []), v];
+      const key = subjectKeyOf(atv.type);
+      if (key) addAttribute(s, key, atv.value.toString());
     }
   }
-  return s as Subject;
+  return s;
 }
 
 function basicConstraintsOf(extensions: Extension[]): { isCa: boolean; pathLen?: number } {

@@ -8,7 +8,7 @@
  */
 import { BadRequest } from '../../errors';
 import { oid } from './asn1';
-import type { Subject } from './name';
+import { addAttribute, SUBJECT_ATTRIBUTES, type Subject } from './name';
 import { children, readTlv, type Tlv } from './reader';
 
 export interface CsrNames {
@@ -34,17 +34,7 @@ export interface CsrParts {
 
 const hex = (dotted: string) => oid(dotted).toString('hex');
 
-const ATTRS = new Map<string, keyof Subject>([
-  [hex('2.5.4.3'), 'commonName'],
-  [hex('2.5.4.10'), 'organization'],
-  [hex('2.5.4.11'), 'ou'],
-  [hex('2.5.4.6'), 'country'],
-  [hex('2.5.4.7'), 'locality'],
-  [hex('2.5.4.8'), 'province'],
-  [hex('2.5.4.9'), 'streetAddress'],
-  [hex('2.5.4.17'), 'postalCode'],
-  [hex('2.5.4.5'), 'serialNumber'],
-]);
+const ATTRS = new Map(SUBJECT_ATTRIBUTES.map(([key, dotted]) => [hex(dotted), key]));
 const EXTENSION_REQUEST = hex('1.2.840.113549.1.9.14');
 const SUBJECT_ALT_NAME = hex('2.5.29.17');
 const BASIC_CONSTRAINTS = hex('2.5.29.19');
@@ -85,18 +75,15 @@ function directoryString(t: Tlv): string {
 }
 
 function subjectOf(name: Tlv): Subject {
-  const s: Record<string, string | string[]> = {};
+  const s: Subject = {};
   for (const rdn of children(name.value)) {
     for (const atv of children(expect(rdn, 0x31, 'subject').value)) {
       const [type, value] = children(expect(atv, 0x30, 'subject attribute').value);
       const key = ATTRS.get(expect(type, 0x06, 'subject attribute').raw.toString('hex'));
-      if (!key || !value) continue;
-      const v = directoryString(value);
-      if (key === 'commonName' || key === 'serialNumber') s[key] ??= v;
-      else ((s[key] as string[] | undefined) ?? (s[key] = [])).push(v);
+      if (key && value) addAttribute(s, key, directoryString(value));
     }
   }
-  return s as Subject;
+  return s;
 }
 
 function ipText(b: Buffer): string {

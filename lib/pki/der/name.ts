@@ -16,7 +16,8 @@ export interface Subject {
 const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 const str = (v: string) => (PRINTABLE.test(v) ? printable(v) : utf8(v));
 
-const ORDER: [keyof Subject, string][] = [
+/** Subject attributes by OID, in the order the encoder writes them. */
+export const SUBJECT_ATTRIBUTES: readonly (readonly [keyof Subject, string])[] = [
   ['country', '2.5.4.6'],
   ['province', '2.5.4.8'],
   ['locality', '2.5.4.7'],
@@ -28,10 +29,21 @@ const ORDER: [keyof Subject, string][] = [
   ['serialNumber', '2.5.4.5'],
 ];
 
+const byOid = new Map(SUBJECT_ATTRIBUTES.map(([key, type]) => [type, key]));
+
+/** The Subject field an attribute OID fills, if any. */
+export const subjectKeyOf = (dotted: string): keyof Subject | undefined => byOid.get(dotted);
+
+/** Adds one attribute value read from a Name: the first CN and serialNumber count, others accumulate. */
+export function addAttribute(s: Subject, key: keyof Subject, value: string): void {
+  if (key === 'commonName' || key === 'serialNumber') s[key] ??= value;
+  else (s[key] ??= []).push(value);
+}
+
 /** The DER Name; one RDN per attribute type, several values of one type in one RDN. */
 export function encodeName(s: Subject): Buffer {
   const rdns: Buffer[] = [];
-  for (const [key, type] of ORDER) {
+  for (const [key, type] of SUBJECT_ATTRIBUTES) {
     const raw = s[key];
     const values = (Array.isArray(raw) ? raw : raw ? [raw] : []).filter((v) => v !== '');
     if (values.length) rdns.push(set(...values.map((v) => seq(oid(type), str(v)))));
