@@ -5,7 +5,8 @@
  *   cert/<serial>   one item per certificate, in the `cert-expiry` index by NotAfter
  *   revoked/<serial> one item per revocation, in the `revoked` index by the cert's NotAfter
  *   crl/current     the signed CRL and its number (chunked by the store when large)
- *   role/<name>, config/crl, config/urls, config/auto-tidy, tidy/status, count/certs
+ *   role/<name>, config/crl, config/urls, config/auto-tidy, tidy/status
+ *   count/certs/<0-15> the stored-certificate count, sharded (count/certs: the unsharded one of old)
  */
 import type { Deps } from '../deps';
 import type { SealedValue } from '../keys/sealed';

@@ -6,6 +6,7 @@
 import type { Deps } from '../deps';
 import { logError } from '../log';
 import { mutate, type Json, type Partition } from '../store/store';
+import { certificateCount, countCertificates } from './certs';
 import { rebuildCrl } from './crl';
 import { CERT_INDEX, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
@@ -48,7 +49,7 @@ export const isLive = (s: TidyStatus, now: number) => s.state === 'Running' && n
 /** Marks a tidy as started; false when one is already running. */
 export async function claimTidy(deps: Deps, part: Partition, o: TidyOptions): Promise<boolean> {
   let claimed = false;
-  const total = Math.max(0, await part.increment('count/certs', 0));
+  const total = await certificateCount(part);
   await mutate<TidyStatus>(part, STATUS, (cur) => {
     claimed = false;
     const now = deps.now();
@@ -75,7 +76,7 @@ async function tidyIndex(deps: Deps, part: Partition, index: string, cutoff: num
     const keys = page.items.map((i) => i.key);
     if (index === REVOKED_INDEX) keys.push(...page.items.map((i) => `cert/${i.key.slice('revoked/'.length)}`));
     await part.batchDelete(keys);
-    if (index === CERT_INDEX) await part.increment('count/certs', -page.items.length);
+    if (index === CERT_INDEX) await countCertificates(part, -page.items.length);
     deleted += page.items.length;
     await update(part, { message: label(deleted, Math.max(total, deleted)), [counter]: deleted }, deps.now());
     // At least one page per invocation, so a run always makes progress.
