@@ -1,19 +1,18 @@
 /**
- * Reading certificates (with @peculiar's ASN.1 schemas) and CSRs (with the lean reader in
- * der/csr-reader.ts, on the hot sign paths) into what the policy code needs, and checking
- * their signatures with node:crypto over the original bytes.
+ * Reading certificates and CSRs (with the lean readers in der/) into what the policy code
+ * needs, importing their public keys, and checking signatures with node:crypto over the
+ * original bytes.
  */
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { BasicConstraints, Certificate, type Extension, type Name } from '@peculiar/asn1-x509';
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { BadRequest } from '../errors';
 import { CURVES } from '../keys/curves';
 import { describeKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
 import { bits, nul, oid, seq, uint } from './der/asn1';
+import { readCert } from './der/cert-reader';
 import { readCsr } from './der/csr-reader';
 import { children, readTlv, signedParts } from './der/reader';
-import { addAttribute, subjectKeyOf, type Subject } from './der/name';
+import type { Subject } from './der/name';
 
 export interface NameSet {
   dns: string[];
@@ -48,25 +47,6 @@ export interface ParsedCert extends ParsedKey {
   isCa: boolean;
   pathLen?: number;
   subjectKeyId?: Buffer;
-  extensions: Extension[];
-}
-
-function subjectOf(name: Name): Subject {
-  const s: Subject = {};
-  for (const rdn of name) {
-    for (const atv of rdn) {
-      const key = subjectKeyOf(atv.type);
-      if (key) addAttribute(s, key, atv.value.toString());
-    }
-  }
-  return s;
-}
-
-function basicConstraintsOf(extensions: Extension[]): { isCa: boolean; pathLen?: number } {
-  const bc = extensions.find((e) => e.extnID === '2.5.29.19');
-  if (!bc) return { isCa: false };
-  const v = AsnConvert.parse(bc.extnValue.buffer, BasicConstraints);
-  return { isCa: v.cA, ...(v.cA && v.pathLenConstraint !== undefined ? { pathLen: v.pathLenConstraint } : {}) };
 }
 
 export function keyOf(spki: Buffer): ParsedKey {
@@ -192,26 +172,23 @@ export function parseCsr(der: Buffer): ParsedCsr {
 
 export function parseCertificate(der: Buffer): ParsedCert {
   return guarded('the certificate', () => {
-    const cert = AsnConvert.parse(der, Certificate);
-    const tbs = cert.tbsCertificate;
-    const extensions = [...(tbs.extensions ?? [])];
-    const ski = extensions.find((e) => e.extnID === '2.5.29.14');
+    const c = readCert(der);
+    const key = keyOf(c.spki);
     return {
-      ...keyOf(Buffer.from(AsnConvert.serialize(tbs.subjectPublicKeyInfo))),
+      keyType: key.keyType,
+      keyBits: key.keyBits,
+      spki: key.spki,
+      publicKey: key.publicKey,
       der,
-      serial: Buffer.from(tbs.serialNumber),
-      subject: subjectOf(tbs.subject),
-      subjectDer: Buffer.from(AsnConvert.serialize(tbs.subject)),
-      issuerDer: Buffer.from(AsnConvert.serialize(tbs.issuer)),
-      notBefore: tbs.validity.notBefore.getTime().getTime(),
-      notAfter: tbs.validity.notAfter.getTime().getTime(),
-      ...basicConstraintsOf(extensions),
-      ...(ski ? { subjectKeyId: Buffer.from(ski.extnValue.buffer).subarray(2) } : {}),
-      extensions,
+      serial: c.serial,
+      subject: c.subject,
+      subjectDer: c.subjectDer,
+      issuerDer: c.issuerDer,
+      notBefore: c.notBefore,
+      notAfter: c.notAfter,
+      isCa: c.isCa,
+      ...(c.pathLen !== undefined ? { pathLen: c.pathLen } : {}),
+      ...(c.subjectKeyId ? { subjectKeyId: c.subjectKeyId } : {}),
     };
   });
-}
-
-export function certificateSignatureOid(der: Buffer): string {
-  return AsnConvert.parse(der, Certificate).signatureAlgorithm.algorithm;
 }

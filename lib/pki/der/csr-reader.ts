@@ -8,8 +8,8 @@
  */
 import { BadRequest } from '../../errors';
 import { oid } from './asn1';
-import { addAttribute, SUBJECT_ATTRIBUTES, type Subject } from './name';
-import { children, readTlv, type Tlv } from './reader';
+import { readName, type Subject } from './name';
+import { children, expectTlv as expect, readTlv } from './reader';
 
 export interface CsrNames {
   dns: string[];
@@ -34,57 +34,9 @@ export interface CsrParts {
 
 const hex = (dotted: string) => oid(dotted).toString('hex');
 
-const ATTRS = new Map(SUBJECT_ATTRIBUTES.map(([key, dotted]) => [hex(dotted), key]));
 const EXTENSION_REQUEST = hex('1.2.840.113549.1.9.14');
 const SUBJECT_ALT_NAME = hex('2.5.29.17');
 const BASIC_CONSTRAINTS = hex('2.5.29.19');
-
-function expect(t: Tlv | undefined, tag: number, what: string): Tlv {
-  if (!t || t.tag !== tag) throw new BadRequest(`malformed ${what}`);
-  return t;
-}
-
-/** A directory string as text: UTF8, Printable, IA5, Teletex (as Latin-1), BMP, Universal. */
-function directoryString(t: Tlv): string {
-  switch (t.tag) {
-    case 0x0c:
-      return t.value.toString('utf8');
-    case 0x13:
-    case 0x16:
-    case 0x14:
-    case 0x12:
-    case 0x1a:
-      return t.value.toString('latin1');
-    case 0x1e: {
-      if (t.value.length % 2) throw new BadRequest('malformed BMPString');
-      return Buffer.from(t.value).swap16().toString('utf16le');
-    }
-    case 0x1c: {
-      if (t.value.length % 4) throw new BadRequest('malformed UniversalString');
-      const points: number[] = [];
-      for (let i = 0; i < t.value.length; i += 4) points.push(t.value.readUInt32BE(i));
-      try {
-        return String.fromCodePoint(...points);
-      } catch {
-        throw new BadRequest('malformed UniversalString');
-      }
-    }
-    default:
-      throw new BadRequest(`unsupported string type 0x${t.tag.toString(16)} in the subject`);
-  }
-}
-
-function subjectOf(name: Tlv): Subject {
-  const s: Subject = {};
-  for (const rdn of children(name.value)) {
-    for (const atv of children(expect(rdn, 0x31, 'subject').value)) {
-      const [type, value] = children(expect(atv, 0x30, 'subject attribute').value);
-      const key = ATTRS.get(expect(type, 0x06, 'subject attribute').raw.toString('hex'));
-      if (key && value) addAttribute(s, key, directoryString(value));
-    }
-  }
-  return s;
-}
 
 function ipText(b: Buffer): string {
   if (b.length === 4) return [...b].join('.');
@@ -122,7 +74,7 @@ export function readCsr(der: Buffer): CsrParts {
     signatureOid: expect(sigOid, 0x06, 'signature algorithm').raw,
     signature: sigBits.value.subarray(1),
     subjectDer: expect(subject, 0x30, 'subject').raw,
-    subject: subjectOf(subject!),
+    subject: readName(subject!),
     spki: expect(spki, 0x30, 'public key').raw,
     sans: { dns: [], email: [], ip: [], uri: [] },
     isCa: false,

@@ -1,5 +1,7 @@
 /** Distinguished names for subjects: the attribute order and string types of the reference engine. */
+import { BadRequest } from '../../errors';
 import { oid, printable, seq, set, utf8 } from './asn1';
+import { children, expectTlv, type Tlv } from './reader';
 
 export interface Subject {
   commonName?: string;
@@ -29,11 +31,6 @@ export const SUBJECT_ATTRIBUTES: readonly (readonly [keyof Subject, string])[] =
   ['serialNumber', '2.5.4.5'],
 ];
 
-const byOid = new Map(SUBJECT_ATTRIBUTES.map(([key, type]) => [type, key]));
-
-/** The Subject field an attribute OID fills, if any. */
-export const subjectKeyOf = (dotted: string): keyof Subject | undefined => byOid.get(dotted);
-
 /** Adds one attribute value read from a Name: the first CN and serialNumber count, others accumulate. */
 export function addAttribute(s: Subject, key: keyof Subject, value: string): void {
   if (key === 'commonName' || key === 'serialNumber') s[key] ??= value;
@@ -49,4 +46,49 @@ export function encodeName(s: Subject): Buffer {
     if (values.length) rdns.push(set(...values.map((v) => seq(oid(type), str(v)))));
   }
   return seq(...rdns);
+}
+
+const byOidDer = new Map(SUBJECT_ATTRIBUTES.map(([key, dotted]) => [oid(dotted).toString('hex'), key]));
+
+/** A directory string as text: UTF8, Printable, IA5, Teletex (as Latin-1), BMP, Universal. */
+function directoryString(t: Tlv): string {
+  switch (t.tag) {
+    case 0x0c:
+      return t.value.toString('utf8');
+    case 0x13:
+    case 0x16:
+    case 0x14:
+    case 0x12:
+    case 0x1a:
+      return t.value.toString('latin1');
+    case 0x1e: {
+      if (t.value.length % 2) throw new BadRequest('malformed BMPString');
+      return Buffer.from(t.value).swap16().toString('utf16le');
+    }
+    case 0x1c: {
+      if (t.value.length % 4) throw new BadRequest('malformed UniversalString');
+      const points: number[] = [];
+      for (let i = 0; i < t.value.length; i += 4) points.push(t.value.readUInt32BE(i));
+      try {
+        return String.fromCodePoint(...points);
+      } catch {
+        throw new BadRequest('malformed UniversalString');
+      }
+    }
+    default:
+      throw new BadRequest(`unsupported string type 0x${t.tag.toString(16)} in the subject`);
+  }
+}
+
+/** A DER Name read into the Subject fields (other attributes are skipped). */
+export function readName(name: Tlv): Subject {
+  const s: Subject = {};
+  for (const rdn of children(name.value)) {
+    for (const atv of children(expectTlv(rdn, 0x31, 'subject').value)) {
+      const [type, value] = children(expectTlv(atv, 0x30, 'subject attribute').value);
+      const key = byOidDer.get(expectTlv(type, 0x06, 'subject attribute').raw.toString('hex'));
+      if (key && value) addAttribute(s, key, directoryString(value));
+    }
+  }
+  return s;
 }

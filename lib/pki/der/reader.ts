@@ -26,6 +26,12 @@ export function readTlv(der: Buffer, off = 0): Tlv {
   return { tag, raw: der.subarray(off, end), value: der.subarray(off + header, end) };
 }
 
+/** `t` when it is present with `tag`; otherwise a BadRequest naming `what`. */
+export function expectTlv(t: Tlv | undefined, tag: number, what: string): Tlv {
+  if (!t || t.tag !== tag) throw new BadRequest(`malformed ${what}`);
+  return t;
+}
+
 /** The elements of a constructed value, in order. */
 export function children(value: Buffer): Tlv[] {
   const out: Tlv[] = [];
