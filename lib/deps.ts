@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { MOUNTS, readEnvironment, type Environment, type Mount } from './config';
 import type { Authorizer } from './http/auth';
 import type { KeyWrapper } from './keys/key-wrapper';
-import { leanKmsApi, type KmsApi } from './keys/kms-api';
+import { kmsClient, leanKmsApi, type KmsApi } from './keys/kms-api';
 import { KmsKeyWrapper } from './keys/kms-key';
 import { LocalKeyWrapper } from './keys/local-key';
 import { Sealer } from './keys/sealed';
@@ -89,15 +89,7 @@ export function dynamoApi(env: Environment): DynamoApi {
 
 /** Sealing's KMS access through the lean JSON client. */
 export function kmsApi(env: Environment, credentials: () => Credentials = () => envCredentials()): KmsApi {
-  const client = new AwsJsonClient({
-    service: 'kms',
-    region: env.region,
-    endpoint: env.kmsEndpoint ?? `https://kms.${env.region}.amazonaws.com`,
-    targetPrefix: 'TrentService',
-    jsonVersion: '1.1',
-    credentials,
-  });
-  return leanKmsApi(client);
+  return leanKmsApi(kmsClient(env.region, env.kmsEndpoint, credentials));
 }
 
 export function depsFromEnvironment(env: Environment = readEnvironment()): Deps {

@@ -2,7 +2,21 @@
  * The two KMS operations sealing needs, with two implementations: the lean JSON client
  * (production, no SDK on the cold-start path) and the official SDK (kms-sdk-api.ts).
  */
-import type { AwsJsonClient } from '../aws/json-client';
+import { AwsJsonClient } from '../aws/json-client';
+import type { Credentials } from '../aws/sigv4';
+
+/** The lean JSON client for KMS in `region` (or at `endpoint`). */
+export function kmsClient(region: string, endpoint: string | undefined, credentials: () => Credentials, maxAttempts?: number): AwsJsonClient {
+  return new AwsJsonClient({
+    service: 'kms',
+    region,
+    endpoint: endpoint ?? `https://kms.${region}.amazonaws.com`,
+    targetPrefix: 'TrentService',
+    jsonVersion: '1.1',
+    credentials,
+    ...(maxAttempts ? { maxAttempts } : {}),
+  });
+}
 
 /** What sealing sends (the deployed role must allow each: test/lambda/package.test.ts). */
 export const KMS_SEALING_OPERATIONS = ['GenerateDataKey', 'Decrypt'] as const;

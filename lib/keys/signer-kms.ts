@@ -1,11 +1,12 @@
 /**
  * A signer whose private key never leaves AWS KMS: the digest is computed here and every
- * signature is a KMS Sign call (MessageType DIGEST). The client is loaded on first use, so
- * functions that never sign with KMS do not pay for it at cold start.
+ * signature is a KMS Sign call (MessageType DIGEST), through the lean JSON client (the SDK
+ * client would be most of the pki function's bundle and cold start).
  */
 import { createHash } from 'node:crypto';
-import type { KMSClient } from '@aws-sdk/client-kms';
+import { envCredentials, type AwsJsonClient } from '../aws/json-client';
 import { HttpError } from '../errors';
+import { kmsClient } from './kms-api';
 import { KmsCallError } from './kms-key';
 import type { KeyType, SignatureAlgorithm, Signer } from './signer';
 
@@ -16,16 +17,14 @@ export interface KmsSignerOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
-const clients = new Map<string, Promise<KMSClient>>();
+const clients = new Map<string, AwsJsonClient>();
 
-async function clientFor(o: KmsSignerOptions): Promise<KMSClient> {
+function clientFor(o: KmsSignerOptions): AwsJsonClient {
   const cacheKey = `${o.region}|${o.endpoint ?? ''}|${o.credentials?.accessKeyId ?? ''}`;
   let c = clients.get(cacheKey);
   if (!c) {
-    c = import('@aws-sdk/client-kms').then(
-      ({ KMSClient }) =>
-        new KMSClient({ region: o.region, maxAttempts: 3, ...(o.endpoint ? { endpoint: o.endpoint } : {}), ...(o.credentials ? { credentials: o.credentials } : {}) }),
-    );
+    const given = o.credentials;
+    c = kmsClient(o.region, o.endpoint, given ? () => given : () => envCredentials(), 3);
     clients.set(cacheKey, c);
   }
   return c;
@@ -59,17 +58,15 @@ export class KmsSigner implements Signer {
 
   /** Reads the key's public half and spec; refuses keys that cannot sign certificates. */
   static async open(options: KmsSignerOptions): Promise<KmsSigner> {
-    const client = await clientFor(options);
-    const { GetPublicKeyCommand } = await import('@aws-sdk/client-kms');
-    let out;
+    let out: { KeySpec?: string; KeyUsage?: string; PublicKey?: string };
     try {
-      out = await client.send(new GetPublicKeyCommand({ KeyId: options.keyId }));
+      out = await clientFor(options).call('GetPublicKey', { KeyId: options.keyId });
     } catch (e) {
       throw kmsError('GetPublicKey', e);
     }
     const spec = SPECS[out.KeySpec ?? ''];
     if (!spec || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey) throw new Error(`the KMS key is not an asymmetric signing key (${out.KeySpec ?? 'unknown'} ${out.KeyUsage ?? ''})`);
-    return new KmsSigner(options, spec.keyType, spec.keyBits, Buffer.from(out.PublicKey));
+    return new KmsSigner(options, spec.keyType, spec.keyBits, Buffer.from(out.PublicKey, 'base64'));
   }
 
   async sign(data: Buffer, alg: SignatureAlgorithm): Promise<Buffer> {
@@ -77,14 +74,16 @@ export class KmsSigner implements Signer {
     const digest = createHash(alg.hash).update(data).digest();
     const suffix = alg.hash.slice(3);
     const algorithm = this.keyType === 'rsa' ? `RSASSA_PKCS1_V1_5_SHA_${suffix}` : `ECDSA_SHA_${suffix}`;
-    const client = await clientFor(this.options);
-    const { SignCommand } = await import('@aws-sdk/client-kms');
     try {
-      const out = await client.send(
-        new SignCommand({ KeyId: this.options.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: algorithm as 'ECDSA_SHA_256' }),
-      );
-      if (!out.Signature?.length) throw new Error('empty signature');
-      return Buffer.from(out.Signature);
+      const out = await clientFor(this.options).call<{ Signature?: string }>('Sign', {
+        KeyId: this.options.keyId,
+        Message: digest.toString('base64'),
+        MessageType: 'DIGEST',
+        SigningAlgorithm: algorithm,
+      });
+      const signature = Buffer.from(out.Signature ?? '', 'base64');
+      if (!signature.length) throw new Error('empty signature');
+      return signature;
     } catch (e) {
       // The upstream failed, not the request: a 502 that names the KMS error, never its text.
       throw new HttpError(502, [kmsError('Sign', e).message], { cause: e });
