@@ -193,7 +193,7 @@ export class Tokens {
       ? record.creation_time + record.explicit_max_ttl
       : record.creation_time + SYSTEM_MAX_LEASE_TTL;
     ttl = Math.max(0, Math.min(ttl, cap - now));
-    const next = { ...record, expire_time: now + ttl };
+    const next: TokenRecord = { ...record, expire_time: now + ttl, last_renewal_time: now };
     this.cache.delete(record.id);
     await this.part.put(`token/${record.id}`, next);
     await this.part.put(

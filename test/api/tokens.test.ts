@@ -22,6 +22,20 @@ describe('tokens', () => {
     expect(look.json!.data).toMatchObject({ accessor: auth.accessor, display_name: 'token-ci', policies: ['default', 'web'], ttl: 3600, orphan: false, meta: { team: 'a' } });
   });
 
+  it('reports the lease granted, even when a second passes while the token is written', async () => {
+    // A clock that moves 0.6 s on every reading: create and renew take more than one reading.
+    const start = clock;
+    const ticking = await createTestService({ now: () => (clock += 600) });
+    try {
+      const r = await call(ticking.app, 'POST', '/v1/auth/token/create', { token: ticking.root, body: { ttl: '2h' } });
+      expect(r.json!.auth.lease_duration).toBe(7200);
+      const renewed = await call(ticking.app, 'POST', '/v1/auth/token/renew-self', { token: r.json!.auth.client_token, body: { increment: '30m' } });
+      expect(renewed.json!.auth.lease_duration).toBe(1800);
+    } finally {
+      clock = start;
+    }
+  });
+
   it('a non-root token may only hand out its own policies', async () => {
     await call(svc.app, 'PUT', '/v1/sys/policy/creator', {
       token: svc.root,

@@ -31,14 +31,15 @@ export function tokenData(r: TokenRecord, now: number, token?: string): Record<s
   };
 }
 
-function authBlock(token: string, r: TokenRecord, now: number) {
+/** The auth block of a create or renew: the lease is what was granted then, not what is left now. */
+function authBlock(token: string, r: TokenRecord) {
   return {
     client_token: token,
     accessor: r.accessor,
     policies: r.policies,
     token_policies: r.policies,
     metadata: Object.keys(r.meta).length ? r.meta : null,
-    lease_duration: r.expire_time ? r.expire_time - Math.floor(now / 1000) : 0,
+    lease_duration: r.expire_time ? r.expire_time - Number(r.last_renewal_time ?? r.creation_time) : 0,
     renewable: r.renewable,
     entity_id: '',
     token_type: 'service',
@@ -116,7 +117,7 @@ export const tokenPaths = [
           parent: d.no_parent ? '' : parent.accessor,
           path: 'auth/token/create',
         });
-        return { auth: authBlock(token, record, req.deps.now()) };
+        return { auth: authBlock(token, record) };
       },
     },
   }),
@@ -155,7 +156,7 @@ export const tokenPaths = [
       write: async (req) => {
         const { record, token } = await self(req);
         const next = await req.deps.tokens.renew(record, req.data.increment);
-        return { auth: authBlock(token, next, req.deps.now()) };
+        return { auth: authBlock(token, next) };
       },
     },
   }),
@@ -166,7 +167,7 @@ export const tokenPaths = [
     operations: {
       write: async (req) => {
         const next = await req.deps.tokens.renew(await byToken(req.deps, req.data.token), req.data.increment);
-        return { auth: authBlock(req.data.token, next, req.deps.now()) };
+        return { auth: authBlock(req.data.token, next) };
       },
     },
   }),
