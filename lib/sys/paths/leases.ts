@@ -47,7 +47,8 @@ export const leasePaths = [
       write: async (req) => {
         const r = await req.deps.leases.renew(req.data.lease_id, req.data.increment);
         return {
-          lease: { id: r.lease_id, duration: Math.max(0, r.expire_time - Math.floor(req.deps.now() / 1000)), renewable: r.renewable },
+          // The lease granted at the renewal, not what is left when the response is built.
+          lease: { id: r.lease_id, duration: Math.max(0, r.expire_time - r.last_renewal), renewable: r.renewable },
           data: {},
         };
       },
