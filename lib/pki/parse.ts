@@ -9,7 +9,7 @@ import { CURVES } from '../keys/curves';
 import { describeKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
 import { bits, nul, oid, seq, uint } from './der/asn1';
-import { readCert } from './der/cert-reader';
+import { readCert, type CertParts } from './der/cert-reader';
 import { readCsr } from './der/csr-reader';
 import { children, readTlv, signedParts } from './der/reader';
 import type { Subject } from './der/name';
@@ -36,17 +36,9 @@ export interface ParsedCsr extends ParsedKey {
   isCa: boolean;
 }
 
-export interface ParsedCert extends ParsedKey {
+/** A certificate's parts (der/cert-reader.ts) with its key imported and the DER it came from. */
+export interface ParsedCert extends ParsedKey, Omit<CertParts, 'spki' | 'signatureOid'> {
   der: Buffer;
-  serial: Buffer;
-  subject: Subject;
-  subjectDer: Buffer;
-  issuerDer: Buffer;
-  notBefore: number;
-  notAfter: number;
-  isCa: boolean;
-  pathLen?: number;
-  subjectKeyId?: Buffer;
 }
 
 export function keyOf(spki: Buffer): ParsedKey {
