@@ -10,15 +10,11 @@ import { describeKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
 import { bits, nul, oid, seq, uint } from './der/asn1';
 import { readCert, type CertParts } from './der/cert-reader';
-import { readCsr } from './der/csr-reader';
+import { readCsr, type CsrNames } from './der/csr-reader';
 import { children, readTlv, signedParts } from './der/reader';
 import type { Subject } from './der/name';
 
-export interface NameSet {
-  dns: string[];
-  email: string[];
-  ip: string[];
-  uri: string[];
+export interface NameSet extends CsrNames {
   other: { oid: string; value: string }[];
 }
 

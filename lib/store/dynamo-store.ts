@@ -81,27 +81,20 @@ class DynamoPartition implements Partition {
     }
   }
 
+  /** One page of the items under `prefix` (keys only when `keysOnly`). */
+  private queryPrefix(prefix: string, options: ListOptions, keysOnly: boolean) {
+    const cursor = cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
+    return this.api.query(P.prefixQueryParams(this.table, this.name, prefix, pageSize(options), cursor, keysOnly));
+  }
+
   async list<T = Json>(prefix: string, options: ListOptions = {}): Promise<Page<StoredItem<T>>> {
-    const out = await this.api.query(P.prefixQueryParams(
-          this.table,
-          this.name,
-          prefix,
-          pageSize(options),
-          cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix)),
-        ));
+    const out = await this.queryPrefix(prefix, options, false);
     const items = await Promise.all((out.Items ?? []).map((i) => this.decode<T>(i)));
     return page(items, out.LastEvaluatedKey);
   }
 
   async listKeys(prefix: string, options: ListOptions = {}): Promise<Page<string>> {
-    const out = await this.api.query(P.prefixQueryParams(
-          this.table,
-          this.name,
-          prefix,
-          pageSize(options),
-          cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix)),
-          true,
-        ));
+    const out = await this.queryPrefix(prefix, options, true);
     return page((out.Items ?? []).map((i) => i.sk?.S ?? ''), out.LastEvaluatedKey);
   }
 
