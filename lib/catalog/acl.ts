@@ -7,7 +7,7 @@
 import { PermissionDenied } from '../errors';
 import type { OpName } from '../http/path';
 import type { Policies } from '../sys/policies';
-import { allows, capabilitiesFor, matches, type Rule } from '../sys/policy-rules';
+import { allows, type Acl } from '../sys/policy-rules';
 import type { Tokens } from '../sys/tokens';
 import type { CatalogConfig } from './settings';
 
@@ -31,7 +31,7 @@ export async function resolveAccess(
   if (!settings.aclEnabled) return ALLOW_ALL;
   const token = sent || settings.defaultToken;
   const fallback = settings.defaultPolicy === 'allow';
-  if (!token) return byRules([], fallback, false);
+  if (!token) return byRules(undefined, fallback, false);
   const found = await parts.tokens.lookup(token);
   if (!found) throw new PermissionDenied('ACL not found');
   if (found.record.policies.includes('root')) return { tokenValid: true, can: () => true };
@@ -40,13 +40,16 @@ export async function resolveAccess(
   return byRules(rules, fallback, true);
 }
 
-function byRules(rules: Rule[], fallback: boolean, tokenValid: boolean): CatalogAccess {
+function byRules(acl: Acl | undefined, fallback: boolean, tokenValid: boolean): CatalogAccess {
   return {
     tokenValid,
     can(resource, name, op) {
-      const path = aclPath(resource, name);
-      if (!rules.some((r) => matches(r.pattern, path))) return fallback;
-      return allows(capabilitiesFor(rules, path), op, false);
+      const perms = acl?.permissions(aclPath(resource, name), op === 'list');
+      if (!perms) return fallback;
+      // The catalog takes raw values, not named parameters: a rule that constrains parameters
+      // cannot be enforced here, so it grants nothing (fail closed).
+      if (perms.allowed?.size || perms.denied?.size || perms.required.length) return false;
+      return allows(perms, op, false);
     },
   };
 }

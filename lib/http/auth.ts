@@ -1,5 +1,4 @@
 /** Who is calling: the token carried by a request, and what the app needs to know of it. */
-import type { OpName } from './path';
 
 export interface Principal {
   accessor: string;
@@ -7,12 +6,22 @@ export interface Principal {
   displayName: string;
 }
 
+/** What a request does, as policies see it: a write is `create` or `update` by the item's existence. */
+export type AccessOp = 'read' | 'list' | 'create' | 'update' | 'delete';
+
+export interface AccessRequest {
+  token: string | undefined;
+  /** Relative to /v1/; a LIST ends with "/". */
+  path: string;
+  op: AccessOp;
+  sudo: boolean;
+  /** The request's parameters (body of a write, query of a read), for parameter constraints. */
+  data: Record<string, unknown>;
+}
+
 export interface Authorizer {
-  /**
-   * Checks `token` for `op` on `path` (relative to /v1/). Throws PermissionDenied, or
-   * returns the caller. Counts one use of a token with num_uses.
-   */
-  authorize(token: string | undefined, path: string, op: OpName, sudo: boolean): Promise<Principal>;
+  /** Checks the request's token and policies. Throws PermissionDenied, or returns the caller. Counts one use of a token with num_uses. */
+  authorize(req: AccessRequest): Promise<Principal>;
 }
 
 /** The engines' token: `X-Svc-Token`, then `X-Vault-Token` (existing clients), then Bearer. */

@@ -8,7 +8,7 @@ import { BODY_LIMIT } from '../config';
 import type { Deps } from '../deps';
 import { HttpError, InternalError, MethodNotAllowed, NotFound } from '../errors';
 import { logError, logInfo } from '../log';
-import { engineToken } from './auth';
+import { engineToken, type AccessOp } from './auth';
 import { envelope, errorResponse, jsonResponse } from './envelope';
 import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
 import { compile, match, type CompiledPath, type MountRef, type OpName, type PathSpec, type Result } from './path';
@@ -104,11 +104,23 @@ async function serve(
 
   const raw = op === 'write' ? await readRawBody(req, BODY_LIMIT) : new Uint8Array();
   const token = engineToken(req.headers);
+  let input: Record<string, unknown> = {};
+  let badInput: unknown;
+  try {
+    input = op === 'write' ? parseBody(raw, req.headers.get('content-type')) : queryInput(url.searchParams);
+  } catch (e) {
+    badInput = e;
+  }
   const principal = hit.spec.unauthenticated?.includes(op)
     ? undefined
-    : await deps.authorizer.authorize(token, full.replace(/\/$/, ''), op, hit.spec.sudo?.includes(op) ?? false);
-
-  const input = op === 'write' ? parseBody(raw, req.headers.get('content-type')) : queryInput(url.searchParams);
+    : await deps.authorizer.authorize({
+        token,
+        path: accessPath(full, op),
+        op: await accessOp(op, hit.spec, set.mount, hit.params, deps),
+        sudo: hit.spec.sudo?.includes(op) ?? false,
+        data: input,
+      });
+  if (badInput) throw badInput;
   const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write');
   const result: Result =
     (await handler({
@@ -123,6 +135,19 @@ async function serve(
       deps,
     })) ?? {};
   return respond(result, requestId, pretty, ignoredWarning(ignored));
+}
+
+/** Policies see a LIST on the path with a trailing slash, every other operation without one. */
+export function accessPath(full: string, op: OpName): string {
+  const bare = full.replace(/\/+$/, '');
+  return op === 'list' ? `${bare}/` : bare;
+}
+
+/** A write is `create` or `update` by the path's existence check; `update` where it has none. */
+async function accessOp(op: OpName, spec: PathSpec, mount: MountRef, params: Record<string, string>, deps: Deps): Promise<AccessOp> {
+  if (op !== 'write') return op;
+  if (!spec.exists) return 'update';
+  return (await spec.exists({ params, mount, deps })) ? 'update' : 'create';
 }
 
 function respond(result: Result, requestId: string, pretty: boolean, ignoredWarn: string | undefined): Response {

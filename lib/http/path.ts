@@ -51,6 +51,13 @@ export interface Result {
 
 export type Handler<F extends Fields> = (req: Req<F>) => Promise<Result | void>;
 
+/** What an existence check sees: the path parameters as given, before any other input. */
+export interface ExistsReq {
+  params: Record<string, string>;
+  mount: MountRef;
+  deps: Deps;
+}
+
 export interface PathSpec<F extends Fields = Fields> {
   pattern: string;
   fields: F;
@@ -59,6 +66,11 @@ export interface PathSpec<F extends Fields = Fields> {
   unauthenticated?: readonly OpName[];
   /** Operations that need the sudo capability too. */
   sudo?: readonly OpName[];
+  /**
+   * Whether the item a write names exists: a write to an existing item needs `update`, a new
+   * one `create`. Without it every write needs `update`, as the reference server decides.
+   */
+  exists?: (req: ExistsReq) => Promise<boolean>;
   help: string;
 }
 

@@ -1,9 +1,8 @@
 /** Token + policy check for every authenticated operation of every function. */
 import { PermissionDenied } from '../errors';
-import type { Authorizer, Principal } from '../http/auth';
-import type { OpName } from '../http/path';
+import type { AccessRequest, Authorizer, Principal } from '../http/auth';
 import type { Policies } from './policies';
-import { allows, capabilitiesFor } from './policy-rules';
+import { allows } from './policy-rules';
 import type { Tokens } from './tokens';
 
 export class TokenAuthorizer implements Authorizer {
@@ -12,14 +11,15 @@ export class TokenAuthorizer implements Authorizer {
     private readonly policies: Policies,
   ) {}
 
-  async authorize(token: string | undefined, path: string, op: OpName, sudo: boolean): Promise<Principal> {
-    if (!token) throw new PermissionDenied('permission denied: missing client token');
-    const found = await this.tokens.lookup(token);
+  async authorize(req: AccessRequest): Promise<Principal> {
+    if (!req.token) throw new PermissionDenied('permission denied: missing client token');
+    const found = await this.tokens.lookup(req.token);
     if (!found) throw new PermissionDenied('permission denied: invalid or expired token');
     const { record } = found;
     if (!record.policies.includes('root')) {
-      const rules = await this.policies.rules(record.policies);
-      if (!allows(capabilitiesFor(rules, path), op, sudo)) throw new PermissionDenied();
+      const acl = await this.policies.rules(record.policies);
+      const perms = acl.permissions(req.path, req.op === 'list');
+      if (!allows(perms, req.op, req.sudo, req.data)) throw new PermissionDenied();
     }
     // Concurrent requests may have taken the last uses first.
     if (!(await this.tokens.use(record, found.version))) throw new PermissionDenied('permission denied: invalid or expired token');

@@ -2,9 +2,10 @@
 import { BadRequest } from '../errors';
 import type { Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
-import { mergeRules, parsePolicy, type PolicyDocument, type Rule } from './policy-rules';
+import { mergeRules, parsePolicy, type Acl, type PolicyDocument } from './policy-rules';
 
-export const DEFAULT_POLICY: PolicyDocument = {
+/** The built-in default policy, as text (read back as written) and parsed once. */
+export const DEFAULT_POLICY_DOCUMENT = {
   path: {
     'auth/token/lookup-self': { capabilities: ['read'] },
     'auth/token/renew-self': { capabilities: ['update'] },
@@ -14,6 +15,7 @@ export const DEFAULT_POLICY: PolicyDocument = {
     'sys/leases/renew': { capabilities: ['update'] },
   },
 };
+const DEFAULT_POLICY_TEXT = JSON.stringify(DEFAULT_POLICY_DOCUMENT, null, 2);
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;
 
@@ -51,7 +53,7 @@ export class Policies {
     if (n === 'root') return '';
     const stored = await this.part.get<StoredPolicy>(`policy/${n}`);
     if (stored) return stored.value.policy;
-    return n === 'default' ? JSON.stringify(DEFAULT_POLICY, null, 2) : undefined;
+    return n === 'default' ? DEFAULT_POLICY_TEXT : undefined;
   }
 
   async write(name: string, document: unknown): Promise<void> {
@@ -59,7 +61,7 @@ export class Policies {
     if (n === 'root') throw new BadRequest('cannot update the root policy');
     const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
     if (text === undefined) throw new BadRequest('missing required field "policy"');
-    parsePolicy(typeof document === 'string' ? document : document);
+    parsePolicy(document);
     await this.part.put(`policy/${n}`, { name: n, policy: text });
     this.cache.delete(n);
   }
@@ -71,8 +73,8 @@ export class Policies {
     this.cache.delete(n);
   }
 
-  /** Merged rules of the named policies (unknown names grant nothing). */
-  async rules(names: string[]): Promise<Rule[]> {
+  /** The merged rules of the named policies (unknown names grant nothing). */
+  async rules(names: string[]): Promise<Acl> {
     const docs = await Promise.all(names.filter((n) => n !== 'root').map((n) => this.document(n)));
     return mergeRules(docs.filter((d): d is PolicyDocument => d !== null));
   }

@@ -1,128 +1,164 @@
 /**
- * Policy documents and their evaluation, pure. A document maps path patterns to
- * capabilities. A trailing `*` is a prefix glob and `+` matches exactly one segment.
- * Across all of a token's policies, rules on the same pattern are merged (deny wins there);
- * then the most specific matching pattern decides, by the reference server's ordering.
+ * Policy documents and their evaluation, pure, as the reference server does it. A document
+ * (JSON or HCL) has `path` rules: capabilities (or the legacy `policy` word) and parameter
+ * constraints. The rules of all of a token's policies are merged by pattern (deny wipes the
+ * rest; allowed/denied values append, an empty list meaning "any value" wins; required
+ * parameters are a union). A request is decided by the exact rule for its path if there is one,
+ * else by the most specific glob (`*` at the end) or segment wildcard (`+`) rule.
+ * Keys this code does not enforce are refused when a policy is written, never stored and ignored.
  */
 import { BadRequest } from '../errors';
-import type { OpName } from '../http/path';
+import { fromJson, isHclObject, parseHcl, type HclItem, type HclObject, type HclValue } from './hcl';
 
-export const CAPABILITIES = ['create', 'read', 'update', 'delete', 'list', 'sudo', 'deny'] as const;
+export const CAPABILITIES = ['create', 'read', 'update', 'delete', 'list', 'sudo', 'deny', 'patch'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
+/** What a request does; `write` (the catalog's) is create or update. */
+export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete' | 'write';
+
+type ParamMap = Map<string, unknown[]>;
+
+export interface Permissions {
+  capabilities: Set<Capability>;
+  /** Parameter name (lower case) -> allowed values; an empty list allows any value; `*` any name. */
+  allowed?: ParamMap;
+  denied?: ParamMap;
+  required: string[];
+}
+
+export interface PathRule extends Permissions {
+  pattern: string;
+}
 
 export interface PolicyDocument {
-  path: Record<string, { capabilities: Capability[] }>;
+  rules: PathRule[];
 }
 
-export interface Rule {
-  pattern: string;
-  capabilities: Set<Capability>;
-}
+const LEGACY: Record<string, Capability[]> = {
+  deny: ['deny'],
+  read: ['read', 'list'],
+  write: ['create', 'read', 'update', 'delete', 'list'],
+  sudo: ['create', 'read', 'update', 'delete', 'list', 'sudo'],
+};
+const RULE_KEYS = new Set(['capabilities', 'policy', 'allowed_parameters', 'denied_parameters', 'required_parameters']);
+const UNSUPPORTED_RULE_KEYS = new Set([
+  'min_wrapping_ttl',
+  'max_wrapping_ttl',
+  'mfa_methods',
+  'control_group',
+  'pagination_limit',
+  'list_scan_response_keys_filter_path',
+  'expiration',
+  'subscribe_event_types',
+]);
 
-/** Parses a document given as a JSON string or an object; 400 naming what is wrong. */
+const fail = (msg: string): never => {
+  throw new BadRequest(`failed to parse policy: ${msg}`);
+};
+
+/** Parses a document given as JSON or HCL text, or as an object; 400 naming what is wrong. */
 export function parsePolicy(input: unknown): PolicyDocument {
-  let doc = input;
+  let tree: HclValue;
   if (typeof input === 'string') {
-    try {
-      doc = JSON.parse(input);
-    } catch {
-      throw new BadRequest('failed to parse policy: the policy document is not valid JSON');
-    }
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new BadRequest('failed to parse policy: expected a JSON object');
-  const paths = (doc as { path?: unknown }).path;
-  if (paths === undefined) return { path: {} };
-  if (!paths || typeof paths !== 'object' || Array.isArray(paths)) throw new BadRequest('failed to parse policy: "path" must be an object');
-  const out: PolicyDocument = { path: {} };
-  for (const [pattern, rule] of Object.entries(paths as Record<string, unknown>)) {
-    checkPattern(pattern);
-    const caps = (rule as { capabilities?: unknown } | null)?.capabilities;
-    if (!Array.isArray(caps)) throw new BadRequest(`failed to parse policy: path "${pattern}" needs a "capabilities" list`);
-    for (const c of caps) {
-      if (typeof c !== 'string' || !(CAPABILITIES as readonly string[]).includes(c)) {
-        throw new BadRequest(`failed to parse policy: path "${pattern}": unknown capability ${JSON.stringify(c)}`);
+    const text = input.trim();
+    if (text.startsWith('{') || text.startsWith('[')) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        fail('the policy document is not valid JSON');
       }
-    }
-    out.path[pattern] = { capabilities: [...new Set(caps as Capability[])] };
-  }
-  return out;
+      tree = fromJson(parsed);
+    } else tree = parseHcl(input);
+  } else if (input && typeof input === 'object' && !Array.isArray(input)) tree = fromJson(input);
+  else return fail('expected a JSON object or an HCL document');
+  if (!isHclObject(tree)) return fail('expected a JSON object');
+  return { rules: topLevel(tree) };
 }
 
-function checkPattern(pattern: string): void {
-  if (pattern.length > 512) throw new BadRequest('failed to parse policy: a path pattern is longer than 512 characters');
+function topLevel(doc: HclObject): PathRule[] {
+  const rules: PathRule[] = [];
+  for (const item of doc.items) {
+    const [key, ...labels] = item.keys;
+    if (key === 'name' && !labels.length) continue; // informational, as the reference takes it
+    if (key !== 'path') fail(`unknown key "${key}": a policy document has "path" rules only`);
+    if (labels.length > 1) fail('a "path" block takes exactly one path');
+    if (labels.length === 1) {
+      rules.push(pathRule(labels[0]!, item.value));
+      continue;
+    }
+    for (const entry of asObject(item.value, '"path"').items) {
+      if (entry.keys.length !== 1) fail('a "path" entry takes exactly one path');
+      rules.push(pathRule(entry.keys[0]!, entry.value));
+    }
+  }
+  return rules;
+}
+
+function asObject(v: HclValue, what: string): HclObject {
+  // HCL writes `path "x" { }` twice as a list of objects in JSON; take each object's items.
+  if (Array.isArray(v) && v.every(isHclObject)) return { items: v.flatMap((o) => (o as HclObject).items) };
+  if (!isHclObject(v)) return fail(`${what} must be an object`);
+  return v;
+}
+
+function pathRule(rawPattern: string, value: HclValue): PathRule {
+  const pattern = checkPattern(rawPattern);
+  const rule: PathRule = { pattern, capabilities: new Set(), required: [] };
+  for (const item of asObject(value, `path "${pattern}"`).items) {
+    const key = item.keys.join(' ');
+    if (UNSUPPORTED_RULE_KEYS.has(key)) fail(`path "${pattern}": "${key}" is not supported by this server, so it is refused rather than ignored`);
+    if (!RULE_KEYS.has(key) || item.keys.length !== 1) fail(`path "${pattern}": unknown key "${key}"`);
+    readRuleKey(rule, key, item);
+  }
+  if (rule.capabilities.has('deny')) return { pattern, capabilities: new Set(['deny']), required: [] };
+  return rule;
+}
+
+function readRuleKey(rule: PathRule, key: string, item: HclItem): void {
+  const where = `path "${rule.pattern}": "${key}"`;
+  switch (key) {
+    case 'capabilities':
+      for (const c of stringList(item.value, where)) {
+        if (!(CAPABILITIES as readonly string[]).includes(c)) fail(`${where}: unknown capability ${JSON.stringify(c)}`);
+        rule.capabilities.add(c as Capability);
+      }
+      break;
+    case 'policy': {
+      const word = typeof item.value === 'string' ? LEGACY[item.value] : undefined;
+      if (!word) fail(`${where}: must be one of deny, read, write, sudo`);
+      for (const c of word!) rule.capabilities.add(c);
+      break;
+    }
+    case 'required_parameters':
+      rule.required.push(...stringList(item.value, where).map((s) => s.toLowerCase()));
+      break;
+    default: {
+      const map: ParamMap = new Map();
+      for (const entry of asObject(item.value, where).items) {
+        if (entry.keys.length !== 1) fail(`${where}: a parameter entry takes one name`);
+        const v = entry.value;
+        if (isHclObject(v)) fail(`${where}: the values of "${entry.keys[0]}" must be a list`);
+        map.set(entry.keys[0]!.toLowerCase(), Array.isArray(v) ? [...v] : [v]);
+      }
+      if (key === 'allowed_parameters') rule.allowed = map;
+      else rule.denied = map;
+    }
+  }
+}
+
+function stringList(v: HclValue, where: string): string[] {
+  const list = Array.isArray(v) ? v : [v];
+  if (!list.every((x) => typeof x === 'string')) fail(`${where} must be a list of strings`);
+  return list as string[];
+}
+
+function checkPattern(raw: string): string {
+  const pattern = raw.replace(/^\/+/, '');
+  if (pattern.length > 512) fail('a path pattern is longer than 512 characters');
+  if (pattern.includes('+*')) fail(`path "${pattern}": "+*" is not allowed`);
   const star = pattern.indexOf('*');
-  if (star !== -1 && star !== pattern.length - 1) {
-    throw new BadRequest(`failed to parse policy: path "${pattern}": "*" is only allowed at the end`);
-  }
+  if (star !== -1 && star !== pattern.length - 1) fail(`path "${pattern}": "*" is only allowed at the end`);
+  return pattern;
 }
 
-/** Merges the rules of several documents by pattern. */
-export function mergeRules(docs: PolicyDocument[]): Rule[] {
-  const byPattern = new Map<string, Set<Capability>>();
-  for (const d of docs) {
-    for (const [pattern, { capabilities }] of Object.entries(d.path)) {
-      const set = byPattern.get(pattern) ?? new Set<Capability>();
-      for (const c of capabilities) set.add(c);
-      byPattern.set(pattern, set);
-    }
-  }
-  return [...byPattern].map(([pattern, caps]) => ({ pattern, capabilities: caps.has('deny') ? new Set<Capability>(['deny']) : caps }));
-}
-
-const compiled = new Map<string, RegExp>();
-
-export function matches(pattern: string, path: string): boolean {
-  let re = compiled.get(pattern);
-  if (!re) {
-    const glob = pattern.endsWith('*');
-    const body = (glob ? pattern.slice(0, -1) : pattern)
-      .split('/')
-      .map((seg) => (seg === '+' ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    re = new RegExp(`^${body}${glob ? '' : '$'}`, 's');
-    if (compiled.size < 10_000) compiled.set(pattern, re);
-  }
-  return re.test(path);
-}
-
-/** Orders two matching patterns: positive when `a` is more specific than `b`. */
-export function compareSpecificity(a: string, b: string): number {
-  const firstWild = (p: string) => {
-    const i = p.search(/[+*]/);
-    return i === -1 ? p.length : i;
-  };
-  if (firstWild(a) !== firstWild(b)) return firstWild(a) - firstWild(b);
-  const aGlob = a.endsWith('*');
-  const bGlob = b.endsWith('*');
-  if (aGlob !== bGlob) return aGlob ? -1 : 1;
-  const plus = (p: string) => p.split('/').filter((s) => s === '+').length;
-  if (plus(a) !== plus(b)) return plus(b) - plus(a);
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The capabilities the rules grant on `path` (the most specific matching pattern's). */
-export function capabilitiesFor(rules: Rule[], path: string): Set<Capability> {
-  let best: Rule | undefined;
-  for (const r of rules) {
-    if (!matches(r.pattern, path)) continue;
-    if (!best || compareSpecificity(r.pattern, best.pattern) > 0) best = r;
-  }
-  return best ? best.capabilities : new Set();
-}
-
-/** Whether `caps` allow `op` (and sudo when asked). */
-export function allows(caps: Set<Capability>, op: OpName, sudo: boolean): boolean {
-  if (caps.has('deny')) return false;
-  if (sudo && !caps.has('sudo')) return false;
-  switch (op) {
-    case 'read':
-      return caps.has('read');
-    case 'list':
-      return caps.has('list');
-    case 'write':
-      return caps.has('create') || caps.has('update');
-    case 'delete':
-      return caps.has('delete');
-  }
-}
+export { Acl, allows, capabilitiesFor, mergeRules } from './acl';

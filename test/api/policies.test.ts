@@ -25,7 +25,8 @@ describe('sys/policy', () => {
 
   it('refuses bad documents, names, and changes to built-ins', async () => {
     const cases: [string, unknown, RegExp][] = [
-      ['p1', { policy: 'not json' }, /not valid JSON/],
+      ['p1', { policy: 'not json' }, /failed to parse policy: line 1/],
+      ['p1', { policy: '{not json' }, /not valid JSON/],
       ['p1', { policy: doc({ 'a/*': ['fly'] }) }, /unknown capability "fly"/],
       ['p1', {}, /missing required field "policy"/],
       ['p1', { policy: 12 }, /expected a JSON object/],

@@ -98,7 +98,7 @@ describe('tokens', () => {
   it('revoking a token revokes its children', async () => {
     await call(svc.app, 'PUT', '/v1/sys/policy/maker', {
       token: svc.root,
-      body: { policy: JSON.stringify({ path: { 'auth/token/create': { capabilities: ['create'] } } }) },
+      body: { policy: JSON.stringify({ path: { 'auth/token/create': { capabilities: ['create', 'update'] } } }) },
     });
     const parent = await tokenWith(svc, ['maker']);
     const child = (await call(svc.app, 'POST', '/v1/auth/token/create', { token: parent, body: {} })).json!.auth.client_token;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { allows, capabilitiesFor, compareSpecificity, matches, mergeRules, parsePolicy } from '../../lib/sys/policy-rules';
+import { Acl, allows, capabilitiesFor, mergeRules, parsePolicy } from '../../lib/sys/policy-rules';
+
+const acl = (...docs: unknown[]) => mergeRules(docs.map((d) => parsePolicy(d)));
+const caps = (a: Acl, path: string) => [...capabilitiesFor(a, path)].sort();
+const can = (a: Acl, path: string, op: 'read' | 'list' | 'create' | 'update' | 'delete', data: Record<string, unknown> = {}, sudo = false) =>
+  allows(a.permissions(path, op === 'list'), op, sudo, data);
 
 describe('policy path patterns', () => {
   it.each([
@@ -14,49 +19,63 @@ describe('policy path patterns', () => {
     ['+/issue/*', 'pki_int/issue/a/b', true],
     ['pki/+', 'pki/roles', true],
     ['pki/+', 'pki/roles/x', false],
+    ['pki/+/x*', 'pki/a/xyz/more', true],
     ['*', 'anything/at/all', true],
   ])('%s matches %s: %s', (pattern, path, expected) => {
-    expect(matches(pattern, path)).toBe(expected);
+    expect(can(acl({ path: { [pattern]: { capabilities: ['read'] } } }), path, 'read')).toBe(expected);
   });
 
-  it('ranks the later first wildcard, then non-glob, then fewer +, then longer', () => {
-    const sorted = ['pki/*', 'pki/issue/*', 'pki/issue/web', 'pki/+/web', '+/issue/web'].sort(compareSpecificity);
-    expect(sorted.at(-1)).toBe('pki/issue/web');
-    expect(compareSpecificity('pki/issue/*', 'pki/*')).toBeGreaterThan(0);
-    expect(compareSpecificity('pki/issue', 'pki/issue*')).toBeGreaterThan(0);
-    expect(compareSpecificity('a/b/+/c', 'a/b/+/+')).toBeGreaterThan(0);
+  it('the exact rule wins, then the reference ordering of globs and segment wildcards', () => {
+    const a = acl({
+      path: {
+        'pki/*': { capabilities: ['read'] },
+        'pki/issue/*': { capabilities: ['list'] },
+        'pki/+/web': { capabilities: ['delete'] },
+        'pki/issue/web': { capabilities: ['update'] },
+        '+/issue/web2': { capabilities: ['create'] },
+      },
+    });
+    expect(caps(a, 'pki/issue/web')).toEqual(['update']);
+    expect(caps(a, 'pki/issue/x')).toEqual(['list']);
+    // first wildcard position: "pki/issue/*" (10) beats "+/issue/web2" (0)
+    expect(caps(a, 'pki/issue/web2')).toEqual(['list']);
+    expect(caps(a, 'pki/roles/web')).toEqual(['delete']);
+    expect(caps(a, 'pki/roles/other')).toEqual(['read']);
+  });
+
+  it('checks a LIST on the path with its trailing slash, and on the bare path as well', () => {
+    expect(can(acl({ path: { 'pki/roles/*': { capabilities: ['list'] } } }), 'pki/roles/', 'list')).toBe(true);
+    expect(can(acl({ path: { 'pki/roles': { capabilities: ['list'] } } }), 'pki/roles/', 'list')).toBe(true);
+    expect(can(acl({ path: { 'pki/roles/': { capabilities: ['list'] } } }), 'pki/roles/', 'list')).toBe(true);
+    expect(can(acl({ path: { 'pki/roles/*': { capabilities: ['read'] } } }), 'pki/roles/', 'list')).toBe(false);
   });
 });
 
-describe('capabilities', () => {
-  const rules = mergeRules([
-    parsePolicy({ path: { 'secret/*': { capabilities: ['read', 'list'] }, 'secret/admin/*': { capabilities: ['deny'] } } }),
-    parsePolicy(JSON.stringify({ path: { 'secret/*': { capabilities: ['update'] }, 'pki/issue/+': { capabilities: ['create'] } } })),
-  ]);
+describe('merging and capabilities', () => {
+  const rules = acl(
+    { path: { 'secret/*': { capabilities: ['read', 'list'] }, 'secret/admin/*': { capabilities: ['deny'] } } },
+    JSON.stringify({ path: { 'secret/*': { capabilities: ['update'] }, 'pki/issue/+': { capabilities: ['create'] } } }),
+  );
 
   it('merges rules of several policies on the same pattern', () => {
-    expect([...capabilitiesFor(rules, 'secret/x')].sort()).toEqual(['list', 'read', 'update']);
+    expect(caps(rules, 'secret/x')).toEqual(['list', 'read', 'update']);
   });
 
   it('the most specific pattern decides, and deny there wins', () => {
-    expect(allows(capabilitiesFor(rules, 'secret/admin/key'), 'read', false)).toBe(false);
-    expect(allows(capabilitiesFor(rules, 'secret/other'), 'read', false)).toBe(true);
+    expect(can(rules, 'secret/admin/key', 'read')).toBe(false);
+    expect(can(rules, 'secret/other', 'read')).toBe(true);
   });
 
   it('deny on the same pattern wins over any grant from another policy', () => {
-    const r = mergeRules([
-      parsePolicy({ path: { 'a/*': { capabilities: ['read'] } } }),
-      parsePolicy({ path: { 'a/*': { capabilities: ['deny'] } } }),
-    ]);
-    expect(allows(capabilitiesFor(r, 'a/b'), 'read', false)).toBe(false);
+    const r = acl({ path: { 'a/*': { capabilities: ['read'] } } }, { path: { 'a/*': { capabilities: ['deny'] } } });
+    expect(can(r, 'a/b', 'read')).toBe(false);
   });
 
-  it('maps operations to capabilities and requires sudo where asked', () => {
-    const caps = capabilitiesFor(rules, 'pki/issue/web');
-    expect(allows(caps, 'write', false)).toBe(true);
-    expect(allows(caps, 'write', true)).toBe(false);
-    expect(allows(caps, 'read', false)).toBe(false);
-    expect(allows(new Set(['update', 'sudo']), 'write', true)).toBe(true);
+  it('create and update are separate, and sudo is required where asked', () => {
+    expect(can(rules, 'pki/issue/web', 'create')).toBe(true);
+    expect(can(rules, 'pki/issue/web', 'update')).toBe(false);
+    expect(can(rules, 'pki/issue/web', 'create', {}, true)).toBe(false);
+    expect(allows({ capabilities: new Set(['update', 'sudo']), required: [] }, 'update', true)).toBe(true);
   });
 
   it('grants nothing where no pattern matches', () => {
@@ -64,15 +83,105 @@ describe('capabilities', () => {
   });
 });
 
-describe('parsePolicy refuses bad documents with a message naming the problem', () => {
+describe('parameter constraints', () => {
+  const issue = (rule: Record<string, unknown>) => acl({ path: { 'pki/issue/web': { capabilities: ['update'], ...rule } } });
   it.each([
-    ['not json', /not valid JSON/],
-    [JSON.stringify({ path: [] }), /"path" must be an object/],
-    [JSON.stringify({ path: { 'a/*': {} } }), /needs a "capabilities" list/],
+    ['an allowed value', { allowed_parameters: { common_name: ['ok.example.com'] } }, { common_name: 'ok.example.com' }, true],
+    ['a value outside the allowed list', { allowed_parameters: { common_name: ['ok.example.com'] } }, { common_name: 'evil.example.com' }, false],
+    ['a parameter not in the allowed map', { allowed_parameters: { common_name: [] } }, { common_name: 'x', ttl: '1h' }, false],
+    ['any value with an empty list', { allowed_parameters: { common_name: [] } }, { common_name: 'anything' }, true],
+    ['a suffix glob', { allowed_parameters: { common_name: ['*.example.com'] } }, { common_name: 'a.example.com' }, true],
+    ['a suffix glob, other domain', { allowed_parameters: { common_name: ['*.example.com'] } }, { common_name: 'a.evil.com' }, false],
+    ['a prefix glob', { allowed_parameters: { common_name: ['web-*'] } }, { common_name: 'web-1' }, true],
+    ['"*" allows other names', { allowed_parameters: { '*': [], common_name: ['a'] } }, { ttl: '1h', common_name: 'a' }, true],
+    ['"*" still checks the listed names', { allowed_parameters: { '*': [], common_name: ['a'] } }, { common_name: 'b' }, false],
+    ['a denied value', { denied_parameters: { ttl: ['87600h'] } }, { ttl: '87600h' }, false],
+    ['a value not denied', { denied_parameters: { ttl: ['87600h'] } }, { ttl: '1h' }, true],
+    ['a denied name (empty list)', { denied_parameters: { alt_names: [] } }, { alt_names: 'x' }, false],
+    ['every name denied', { denied_parameters: { '*': [] } }, { common_name: 'x' }, false],
+    ['denied over allowed', { allowed_parameters: { ttl: [] }, denied_parameters: { ttl: ['9h'] } }, { ttl: '9h' }, false],
+    ['names compared in lower case', { allowed_parameters: { Common_Name: ['a'] } }, { COMMON_NAME: 'b' }, false],
+    ['a required parameter present', { required_parameters: ['common_name'] }, { common_name: 'a' }, true],
+    ['a required parameter missing', { required_parameters: ['common_name'] }, { ttl: '1h' }, false],
+    ['no data and no required ones', { allowed_parameters: { a: ['b'] } }, {}, true],
+    ['non-string values compared whole', { allowed_parameters: { n: [3] } }, { n: 3 }, true],
+    ['a list against scalars', { allowed_parameters: { n: ['a', 'b'] } }, { n: ['a', 'b'] }, false],
+  ])('%s', (_name, rule, data, expected) => {
+    expect(can(issue(rule), 'pki/issue/web', 'update', data)).toBe(expected);
+  });
+
+  it('are checked on reads too, never on lists or deletes', () => {
+    const a = acl({ path: { 'x/*': { capabilities: ['read', 'list', 'delete'], required_parameters: ['q'] } } });
+    expect(can(a, 'x/y', 'read')).toBe(false);
+    expect(can(a, 'x/y', 'read', { q: '1' })).toBe(true);
+    expect(can(a, 'x/', 'list')).toBe(true);
+    expect(can(a, 'x/y', 'delete')).toBe(true);
+  });
+
+  it('merge across policies: values append, an empty list wins, required is a union', () => {
+    const p = (rule: Record<string, unknown>) => ({ path: { 'a/b': { capabilities: ['update'], ...rule } } });
+    const merged = acl(p({ allowed_parameters: { x: ['1'] } }), p({ allowed_parameters: { x: ['2'] } }));
+    expect(can(merged, 'a/b', 'update', { x: '2' })).toBe(true);
+    expect(can(merged, 'a/b', 'update', { x: '3' })).toBe(false);
+    const open = acl(p({ allowed_parameters: { x: ['1'] } }), p({ allowed_parameters: { x: [] } }));
+    expect(can(open, 'a/b', 'update', { x: '3' })).toBe(true);
+    const req = acl(p({ required_parameters: ['x'] }), p({ required_parameters: ['y'] }));
+    expect(can(req, 'a/b', 'update', { x: '1' })).toBe(false);
+    expect(can(req, 'a/b', 'update', { x: '1', y: '1' })).toBe(true);
+  });
+});
+
+describe('documents: JSON, HCL and the legacy policy word', () => {
+  it('reads HCL with repeated blocks, comments and parameter maps', () => {
+    const a = acl(`
+      # comment
+      path "secret/*" {
+        capabilities = ["read", "list"]
+      }
+      // another
+      path "secret/*" { capabilities = ["update"] }
+      /* block */
+      path "pki/issue/web" {
+        capabilities = ["create", "update"]
+        allowed_parameters = {
+          "common_name" = ["*.example.com"]
+          ttl = []
+        }
+        required_parameters = ["common_name"]
+      }
+    `);
+    expect(caps(a, 'secret/x')).toEqual(['list', 'read', 'update']);
+    expect(can(a, 'pki/issue/web', 'update', { common_name: 'a.example.com', ttl: '1h' })).toBe(true);
+    expect(can(a, 'pki/issue/web', 'update', { common_name: 'a.evil.com' })).toBe(false);
+  });
+
+  it('maps the legacy policy word to capabilities', () => {
+    const a = acl(`path "sys" { policy = "deny" }
+path "secret" { policy = "write" }
+path "r/*" { policy = "read" }
+path "s/*" { policy = "sudo" }`);
+    expect(caps(a, 'secret')).toEqual(['create', 'delete', 'list', 'read', 'update']);
+    expect(caps(a, 'r/x')).toEqual(['list', 'read']);
+    expect(caps(a, 's/x')).toContain('sudo');
+    expect(caps(a, 'sys')).toEqual(['deny']);
+    expect(caps(acl({ path: { a: { policy: 'read' } } }), 'a')).toEqual(['list', 'read']);
+  });
+
+  it.each([
+    ['{not json', /not valid JSON/],
+    ['path "a" {', /missing "}"/],
+    ['path "a" { capabilities = ["read" }', /expected "," or "]"/],
+    [JSON.stringify({ paths: { 'a/*': { capabilities: ['read'] } } }), /unknown key "paths"/],
+    [JSON.stringify({ path: { 'a/*': { capabilites: ['read'] } } }), /unknown key "capabilites"/],
     [JSON.stringify({ path: { 'a/*': { capabilities: ['write'] } } }), /unknown capability "write"/],
+    [JSON.stringify({ path: { 'a/*': { policy: 'all' } } }), /must be one of deny, read, write, sudo/],
     [JSON.stringify({ path: { 'a/*/b': { capabilities: ['read'] } } }), /only allowed at the end/],
+    [JSON.stringify({ path: { 'a/+*': { capabilities: ['read'] } } }), /"\+\*" is not allowed/],
+    [JSON.stringify({ path: { a: { capabilities: ['read'], mfa_methods: ['x'] } } }), /"mfa_methods" is not supported/],
+    [JSON.stringify({ path: { a: { capabilities: ['read'], min_wrapping_ttl: '1s' } } }), /"min_wrapping_ttl" is not supported/],
+    [JSON.stringify({ path: { a: { capabilities: ['read'], allowed_parameters: { x: { y: 1 } } } } }), /must be a list/],
     [JSON.stringify([1]), /expected a JSON object/],
-  ])('%s', (doc, message) => {
+  ])('refuses %s', (doc, message) => {
     expect(() => parsePolicy(doc)).toThrow(message);
   });
 });

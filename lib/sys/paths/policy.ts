@@ -49,7 +49,7 @@ export const policyPaths = [
         const paths = [...(req.data.paths ?? []), ...(req.data.path ?? [])];
         if (!paths.length) throw new BadRequest('missing required field "paths"');
         const policies = req.principal!.policies;
-        const rules = policies.includes('root') ? [] : await req.deps.policies.rules(policies);
+        const rules = await req.deps.policies.rules(policies.includes('root') ? [] : policies);
         const data: Record<string, Capability[] | string[]> = {};
         for (const p of paths) {
           const caps = policies.includes('root') ? ['root'] : [...capabilitiesFor(rules, p.replace(/^\/+/, ''))].sort();
