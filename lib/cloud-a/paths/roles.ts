@@ -4,6 +4,7 @@ import { definePath, type Req } from '../../http/path';
 import { BadRequest, NotFound } from '../../errors';
 import type { EnvReader } from '../../cloud-common/env-settings';
 import { roleName } from '../../cloud-common/names';
+import { roleExists } from '../../cloud-common/role-exists';
 import type { Json } from '../../store/store';
 import { effectiveSettings, partitionOf, readConfig } from '../config';
 import { checkRole, parseGroups, parseRoles, readRole, roleKey, type Role } from '../role';
@@ -75,6 +76,7 @@ export const rolePaths = (readEnv: EnvReader) => [
     pattern: 'roles/:name',
     fields,
     help: 'Manage roles: what each generated service principal may do.',
+    exists: ({ params, mount, deps }) => roleExists(partitionOf(deps, mount.path), params.name ?? ''),
     operations: {
       write: (req) => write(req, readEnv),
       read: async (req) => {

@@ -4,6 +4,7 @@ import { definePath, type Req } from '../../http/path';
 import type { Json } from '../../store/store';
 import { NotFound } from '../../errors';
 import { roleName } from '../../cloud-common/names';
+import { roleExists } from '../../cloud-common/role-exists';
 import { partitionOf } from '../config';
 import { flat } from '../flat';
 import { checkRole, parseInlinePolicies, parseRemotePolicies, readRole, regroupRemote, roleKey, type Role } from '../role';
@@ -60,6 +61,7 @@ export const rolePaths = () => [
     pattern: 'role/:name',
     fields,
     help: 'Manage roles: the policies of generated users, or an assumable role.',
+    exists: ({ params, mount, deps }) => roleExists(partitionOf(deps, mount.path), params.name ?? ''),
     operations: {
       write,
       read: async (req) => {

@@ -75,6 +75,7 @@ export const rolePaths = [
     pattern: 'roles/:name',
     fields: roleFields,
     help: 'Create, read, update or delete a role.',
+    exists: async ({ params, mount, deps }) => (await partitionOf(deps, mount.path).get(`role/${params.name}`)) !== undefined,
     operations: {
       read: async (req) => {
         const role = await readRole(partitionOf(req.deps, req.mount.path), checkRoleName(req.data.name));

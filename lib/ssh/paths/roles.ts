@@ -32,6 +32,7 @@ export const rolePaths = [
     pattern: 'roles/:name',
     fields: roleFields,
     help: 'Manage a role: otp, dynamic or ca.',
+    exists: async ({ params, mount, deps }) => (await new SshStore(deps, mount.path).getRole(params.name ?? '')) !== undefined,
     operations: {
       write: async (req) => {
         const name = checkName(req.data.name, 'role');
