@@ -4,11 +4,11 @@
  * token itself, so a crash never leaves a usable token that cannot be found and revoked.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SYSTEM_MAX_LEASE_TTL } from '../config';
 import { BadRequest, ConflictError, ExistsError } from '../errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
 import type { Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
+import { calculateTtl } from './token-ttl';
 
 export interface TokenRecord {
   id: string;
@@ -26,6 +26,10 @@ export interface TokenRecord {
   renewable: boolean;
   parent: string;
   path: string;
+  /** Seconds; renewals grant exactly this, with no limit but explicit_max_ttl. Records written before it lack it: read with `?? 0`. */
+  period: number;
+  /** The token role it was created against, or ''. Records written before it lack it: read with `?? ''`. */
+  role: string;
   [k: string]: string | number | boolean | string[] | Record<string, string>;
 }
 
@@ -39,6 +43,15 @@ export interface CreateTokenInput {
   renewable: boolean;
   parent: string;
   path: string;
+  period?: number;
+  role?: string;
+}
+
+/** What a renewal obeys beyond the record: a token role's current settings. */
+export interface RenewLimits {
+  period?: number;
+  explicitMaxTtl?: number;
+  maxTtl?: number;
 }
 
 const HMAC_KEY = 'config/token-hmac-key';
@@ -106,6 +119,8 @@ export class Tokens {
       renewable: input.renewable,
       parent: input.parent,
       path: input.path,
+      period: input.period ?? 0,
+      role: input.role ?? '',
     };
     const index = record.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(record.expire_time) } : null;
     await this.part.put(`accessor/${accessor}`, { id, expire_time: record.expire_time }, { ifAbsent: true, index });
@@ -184,15 +199,19 @@ export class Tokens {
     await this.part.delete(`accessor/${record.accessor}`);
   }
 
-  async renew(record: TokenRecord, increment: number | undefined): Promise<TokenRecord> {
+  async renew(record: TokenRecord, increment: number | undefined, limits: RenewLimits = {}): Promise<TokenRecord> {
     if (!record.expire_time) return record;
     if (!record.renewable) throw new BadRequest('this token is not renewable');
     const now = Math.floor(this.now() / 1000);
-    let ttl = increment || record.creation_ttl;
-    const cap = record.explicit_max_ttl
-      ? record.creation_time + record.explicit_max_ttl
-      : record.creation_time + SYSTEM_MAX_LEASE_TTL;
-    ttl = Math.max(0, Math.min(ttl, cap - now));
+    const { ttl } = calculateTtl({
+      increment: increment ?? 0,
+      ttl: record.creation_ttl,
+      period: limits.period ?? record.period ?? 0,
+      explicitMaxTtl: limits.explicitMaxTtl ?? record.explicit_max_ttl,
+      maxTtl: limits.maxTtl ?? 0,
+      start: record.creation_time,
+      now,
+    });
     const next: TokenRecord = { ...record, expire_time: now + ttl, last_renewal_time: now };
     this.cache.delete(record.id);
     await this.part.put(`token/${record.id}`, next);
