@@ -38,15 +38,17 @@ export function localApp(deps: Deps, engines: EngineModule[]): Hono {
   apps.set('catalog', createCatalogApp(deps));
   const app = new Hono();
   app.all('*', (c) => {
-    // The same first check every function makes, so no path reaches a router undecoded.
+    // The same first check every function makes; routing then reads the same decoded path the
+    // function routes and authorises on, so `/v1/sy%73/mounts` is sys here as it is there.
+    let path: string;
     try {
-      decodedPath(c.req.url);
+      path = decodedPath(c.req.url);
     } catch (e) {
       return errorResponse(400, e instanceof HttpError ? e.messages : ['bad request path'], false, '');
     }
-    const name = functionFor(new URL(c.req.url).pathname, deps.mounts);
+    const name = functionFor(path, deps.mounts);
     const target = name && apps.get(name);
-    if (!target) return errorResponse(404, [`no handler for route "${new URL(c.req.url).pathname}"`], false, '');
+    if (!target) return errorResponse(404, [`no handler for route "${path.slice(0, 256)}"`], false, '');
     return target.fetch(c.req.raw);
   });
   return app;

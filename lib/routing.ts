@@ -1,6 +1,7 @@
 /**
  * Which function serves a request path: the same rule API Gateway's routes express
  * (infra/ generates them from the same mounts), used by the local one-process server.
+ * `path` is the decoded path (request-path.ts), the one every function routes and authorises on.
  */
 import type { EngineType, Mount } from './config';
 
@@ -9,7 +10,7 @@ export type FunctionName = 'sys' | 'catalog' | EngineType;
 const CATALOG_PREFIXES = ['kv', 'catalog', 'agent'];
 
 export function functionFor(path: string, mounts: Mount[]): FunctionName | undefined {
-  const m = /^\/v1\/([^/?]*)/.exec(path);
+  const m = /^\/v1\/([^/]*)/.exec(path);
   if (!m) return undefined;
   const first = m[1] ?? '';
   if (first === 'sys' || first === 'auth') return 'sys';
