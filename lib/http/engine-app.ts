@@ -13,6 +13,7 @@ import { envelope, errorResponse, jsonResponse } from './envelope';
 import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
 import { compile, match, type CompiledPath, type MountRef, type OpName, type PathSpec, type Result } from './path';
 import { decodedPath, hasPretty } from './request-path';
+import { withWrapping } from './wrap-response';
 
 export interface RouteSet {
   /** The first segments of the path after /v1/: a mount path, or "sys", "auth/token". */
@@ -122,7 +123,8 @@ async function serve(
       });
   if (badInput) throw badInput;
   const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write');
-  const result: Result =
+  const wrap = { headers: req.headers, deps, path: full, requestId, pretty, input, warning: ignoredWarning(ignored), ...(principal ? { principal } : {}) };
+  const result: Result = await withWrapping(wrap, async () =>
     (await handler({
       data,
       op,
@@ -133,7 +135,8 @@ async function serve(
       ...(token ? { token } : {}),
       headers: req.headers,
       deps,
-    })) ?? {};
+    })) ?? {},
+  );
   return respond(result, requestId, pretty, ignoredWarning(ignored));
 }
 

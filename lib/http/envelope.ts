@@ -1,4 +1,5 @@
 /** The response envelope of sys and the engines, and the JSON writer with `?pretty`. */
+import type { WrapInfo } from '../sys/wrapping';
 import type { Result } from './path';
 
 export interface Envelope {
@@ -7,7 +8,7 @@ export interface Envelope {
   renewable: boolean;
   lease_duration: number;
   data: Record<string, unknown> | null;
-  wrap_info: null;
+  wrap_info: WrapInfo | null;
   warnings: string[] | null;
   auth: Record<string, unknown> | null;
 }
@@ -23,6 +24,20 @@ export function envelope(requestId: string, r: Result, warnings: string[]): Enve
     warnings: warnings.length ? warnings : null,
     auth: r.auth ?? null,
   };
+}
+
+/** What a wrapped request answers: the wrap_info, no data or auth (lib/http/wrap-response.ts). */
+export function wrappedEnvelope(requestId: string, info: WrapInfo, warnings: string[]): Envelope {
+  return { ...envelope(requestId, {}, warnings), wrap_info: info };
+}
+
+/**
+ * A raw JSON answer in the envelope with the data also at the top level, as the reference
+ * server answers some sys paths (sys/mounts/*, for clients that read the old shape).
+ */
+export function envelopeWithTopLevel(requestId: string, data: Record<string, unknown>): Result {
+  const body = { ...envelope(requestId, { data }, []), ...data };
+  return { raw: { body: JSON.stringify(body), contentType: 'application/json' } };
 }
 
 export function jsonText(value: unknown, pretty: boolean): string {

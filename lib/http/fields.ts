@@ -100,9 +100,24 @@ const listSchema = z.union(
   expect('a list of strings or a comma-separated string'),
 );
 
-function keyValues(v: unknown): Record<string, string> | undefined {
-  if (typeof v !== 'string') return undefined;
-  const out: Record<string, string> = {};
+/**
+ * Maps keep every key as given, `__proto__` and `constructor` included: they are built as
+ * null-prototype objects, so no key can reach a prototype, and they serialise as plain JSON.
+ */
+function stringMap(v: unknown): Record<string, string> | undefined {
+  if (typeof v === 'string') return keyValues(v);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out = Object.create(null) as Record<string, string>;
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x === 'string') out[k] = x;
+    else if ((typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean') out[k] = String(x);
+    else return undefined;
+  }
+  return out;
+}
+
+function keyValues(v: string): Record<string, string> | undefined {
+  const out = Object.create(null) as Record<string, string>;
   for (const pair of v.split(',').filter((p) => p.trim())) {
     const i = pair.indexOf('=');
     if (i <= 0) return undefined;
@@ -111,10 +126,7 @@ function keyValues(v: unknown): Record<string, string> | undefined {
   return out;
 }
 
-const mapSchema = z.union(
-  [z.record(z.string(), z.union([z.string(), str, boolStr])), coercion(keyValues, 'expected key=value pairs')],
-  expect('an object of strings or key=value pairs'),
-);
+const mapSchema = coercion(stringMap, 'expected an object of strings or key=value pairs');
 
 export const f = {
   string: <R extends boolean = false, D extends string | undefined = undefined>(o: Opts<string, D> & { required?: R; enum?: readonly string[] } = {}) =>

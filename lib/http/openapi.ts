@@ -1,6 +1,29 @@
-/** The OpenAPI document, derived from the same path declarations that route requests. */
+/**
+ * The OpenAPI document, derived from the same path declarations that route requests. Paths
+ * carry the reference server's extensions on the path item: `x-vault-sudo` (an operation needs
+ * sudo) and `x-vault-unauthenticated` (an operation is served without a token); the older
+ * `x-unauthenticated` lists those operations.
+ */
 import type { Field } from './fields';
 import type { RouteSet } from './engine-app';
+import type { PathSpec } from './path';
+
+/** Paths the HTTP layer lets through without a token because the handler checks tokens itself. */
+const handlerAuthenticated = new WeakSet<PathSpec>();
+
+/** Marks `spec` as checking tokens in its handler: not unauthenticated, though the HTTP layer skips the check. */
+export function authenticatedByHandler(spec: PathSpec): PathSpec {
+  handlerAuthenticated.add(spec);
+  return spec;
+}
+
+function extensions(spec: PathSpec): Record<string, unknown> {
+  const open = handlerAuthenticated.has(spec) ? [] : (spec.unauthenticated ?? []);
+  return {
+    ...(spec.sudo?.length ? { 'x-vault-sudo': true } : {}),
+    ...(open.length ? { 'x-vault-unauthenticated': true, 'x-unauthenticated': open } : {}),
+  };
+}
 
 function schemaOf(field: Field): Record<string, unknown> {
   const base = { description: field.description || undefined };
@@ -62,7 +85,7 @@ export function openApiDocument(routes: RouteSet[], version: string): Record<str
         });
       }
       if (o.delete) ops.delete = common(spec.help);
-      paths[url] = { ...ops, ...(spec.unauthenticated?.length ? { 'x-unauthenticated': spec.unauthenticated } : {}) };
+      paths[url] = { ...extensions(spec), ...ops };
     }
   }
   return { openapi: '3.0.2', info: { title: 'Latchkey', version, description: 'Latchkey HTTP API' }, paths };

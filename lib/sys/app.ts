@@ -3,9 +3,12 @@ import type { Deps } from '../deps';
 import { createApp, type RouteSet } from '../http/engine-app';
 import type { MountRef } from '../http/path';
 import { leasePaths } from './paths/leases';
+import { mountPaths } from './paths/mounts';
 import { policyPaths } from './paths/policy';
+import { sealStatusPaths } from './paths/seal-status';
 import { systemPaths } from './paths/system';
 import { tokenPaths } from './paths/token';
+import { wrappingPaths } from './paths/wrapping';
 
 const fixed = (path: string): MountRef => ({ path, type: 'system', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
 
@@ -14,7 +17,14 @@ export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>, remotePaths?:
     {
       prefix: 'sys',
       mount: fixed('sys'),
-      paths: [...systemPaths(async () => [...own, ...(await engineRoutes())], remotePaths), ...policyPaths, ...leasePaths],
+      paths: [
+        ...systemPaths(async () => [...own, ...(await engineRoutes())], remotePaths),
+        ...policyPaths,
+        ...leasePaths,
+        ...mountPaths,
+        ...sealStatusPaths,
+        ...wrappingPaths,
+      ],
     },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
   ];

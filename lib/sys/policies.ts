@@ -17,6 +17,14 @@ export const DEFAULT_POLICY_DOCUMENT = {
 };
 const DEFAULT_POLICY_TEXT = JSON.stringify(DEFAULT_POLICY_DOCUMENT, null, 2);
 
+/** The built-in policy of wrapping tokens (lib/sys/wrapping.ts): exactly what unwrap, lookup and rewrap need. Immutable. */
+export const RESPONSE_WRAPPING_POLICY = 'response-wrapping';
+const RESPONSE_WRAPPING_TEXT = JSON.stringify(
+  { path: Object.fromEntries(['unwrap', 'lookup', 'rewrap'].map((p) => [`sys/wrapping/${p}`, { capabilities: ['update'] }])) },
+  null,
+  2,
+);
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;
 
 interface StoredPolicy {
@@ -51,6 +59,7 @@ export class Policies {
   async read(name: string): Promise<string | undefined> {
     const n = name.toLowerCase();
     if (n === 'root') return '';
+    if (n === RESPONSE_WRAPPING_POLICY) return RESPONSE_WRAPPING_TEXT;
     const stored = await this.part.get<StoredPolicy>(`policy/${n}`);
     if (stored) return stored.value.policy;
     return n === 'default' ? DEFAULT_POLICY_TEXT : undefined;
@@ -58,7 +67,7 @@ export class Policies {
 
   async write(name: string, document: unknown): Promise<void> {
     const n = Policies.checkName(name);
-    if (n === 'root') throw new BadRequest('cannot update the root policy');
+    if (n === 'root' || n === RESPONSE_WRAPPING_POLICY) throw new BadRequest(`cannot update the ${n} policy`);
     const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
     if (text === undefined) throw new BadRequest('missing required field "policy"');
     parsePolicy(document);
@@ -68,7 +77,7 @@ export class Policies {
 
   async delete(name: string): Promise<void> {
     const n = name.toLowerCase();
-    if (n === 'root' || n === 'default') throw new BadRequest(`cannot delete the ${n} policy`);
+    if (n === 'root' || n === 'default' || n === RESPONSE_WRAPPING_POLICY) throw new BadRequest(`cannot delete the ${n} policy`);
     await this.part.delete(`policy/${n}`);
     this.cache.delete(n);
   }

@@ -1,8 +1,34 @@
-/** sys/policy: list, read, write, delete policies; sys/capabilities-self. */
+/** sys/policy and sys/policies/acl (one implementation, deps.policies); sys/capabilities-self. */
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath } from '../../http/path';
+import { definePath, type Req } from '../../http/path';
 import { capabilitiesFor, type Capability } from '../policy-rules';
+
+const documentFields = {
+  name: f.pathParam({ description: 'the policy name' }),
+  policy: f.any({ description: 'the policy document: JSON or HCL text, or the document itself' }),
+  rules: f.any({ description: 'an alias of policy (older clients send it)' }),
+};
+
+type DocumentReq = Req<typeof documentFields>;
+
+async function readPolicy(req: DocumentReq): Promise<{ name: string; policy: string }> {
+  const name = req.data.name.toLowerCase();
+  const policy = await req.deps.policies.read(name);
+  if (policy === undefined) throw new NotFound();
+  return { name, policy };
+}
+
+async function writePolicy(req: DocumentReq): Promise<void> {
+  const given = (v: unknown) => v !== undefined && v !== '';
+  const document = given(req.data.policy) ? req.data.policy : req.data.rules;
+  if (!given(document)) throw new BadRequest('missing required field "policy"');
+  await req.deps.policies.write(req.data.name, document);
+}
+
+async function deletePolicy(req: DocumentReq): Promise<void> {
+  await req.deps.policies.delete(req.data.name);
+}
 
 export const policyPaths = [
   definePath({
@@ -19,25 +45,31 @@ export const policyPaths = [
   }),
   definePath({
     pattern: 'policy/:name',
-    fields: {
-      name: f.pathParam({ description: 'the policy name' }),
-      policy: f.any({ description: 'the policy document: a JSON string, or the document itself' }),
-    },
-    help: 'Read, write or delete a policy.',
+    fields: documentFields,
+    help: 'Read, write or delete a policy (`rules` is taken as an alias of `policy`).',
     operations: {
       read: async (req) => {
-        const name = req.data.name.toLowerCase();
-        const policy = await req.deps.policies.read(name);
-        if (policy === undefined) throw new NotFound();
+        const { name, policy } = await readPolicy(req);
         return { data: { name, policy, rules: policy } };
       },
-      write: async (req) => {
-        if (req.data.policy === undefined || req.data.policy === '') throw new BadRequest('missing required field "policy"');
-        await req.deps.policies.write(req.data.name, req.data.policy);
-      },
-      delete: async (req) => {
-        await req.deps.policies.delete(req.data.name);
-      },
+      write: writePolicy,
+      delete: deletePolicy,
+    },
+  }),
+  definePath({
+    pattern: 'policies/acl',
+    fields: {},
+    help: 'List ACL policy names (the current policy API; the same policies as sys/policy).',
+    operations: { list: async (req) => ({ data: { keys: await req.deps.policies.list() } }) },
+  }),
+  definePath({
+    pattern: 'policies/acl/:name',
+    fields: documentFields,
+    help: 'Read, write or delete an ACL policy (the current policy API; the same policies as sys/policy).',
+    operations: {
+      read: async (req) => ({ data: await readPolicy(req) }),
+      write: writePolicy,
+      delete: deletePolicy,
     },
   }),
   definePath({

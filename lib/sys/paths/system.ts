@@ -1,8 +1,9 @@
-/** sys/health, sys/init, sys/mounts, sys/openapi. */
+/** sys/health, sys/init, sys/mounts, sys/openapi (and its reference name sys/internal/specs/openapi). */
 import type { RouteSet } from '../../http/engine-app';
 import { definePath } from '../../http/path';
 import { openApiDocument } from '../../http/openapi';
 import { initialize, isInitialized } from '../init';
+import { mountInfo } from './mounts';
 
 export const VERSION = '0.1.0';
 
@@ -51,33 +52,23 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: 
       fields: {},
       help: 'The mounted engines.',
       operations: {
-        read: async (req) => {
-          const data: Record<string, unknown> = {};
-          for (const m of req.deps.mounts) {
-            data[`${m.path}/`] = {
-              type: m.type,
-              description: m.description,
-              config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl },
-              local: false,
-              seal_wrap: false,
-            };
-          }
-          return { data };
-        },
+        read: async (req) => ({ data: Object.fromEntries(req.deps.mounts.map((m) => [`${m.path}/`, mountInfo(m)])) }),
       },
     }),
-    definePath({
-      pattern: 'openapi',
-      fields: {},
-      help: 'The OpenAPI document of every function.',
-      operations: {
-        read: async () => {
-          const doc = openApiDocument(await allRoutes(), VERSION);
-          if (remotePaths) Object.assign(doc.paths as Record<string, unknown>, await remotePaths());
-          return json(doc);
+    ...['openapi', 'internal/specs/openapi'].map((pattern) =>
+      definePath({
+        pattern,
+        fields: {},
+        help: 'The OpenAPI document of every function (sys/internal/specs/openapi is the reference name).',
+        operations: {
+          read: async () => {
+            const doc = openApiDocument(await allRoutes(), VERSION);
+            if (remotePaths) Object.assign(doc.paths as Record<string, unknown>, await remotePaths());
+            return json(doc);
+          },
         },
-      },
-    }),
+      }),
+    ),
   ];
 }
 

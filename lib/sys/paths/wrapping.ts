@@ -1,0 +1,81 @@
+/**
+ * sys/wrapping/*: wrap, unwrap, lookup, rewrap (response wrapping: lib/sys/wrapping.ts,
+ * lib/http/wrap-response.ts).
+ *
+ * unwrap and rewrap take the wrapping token in X-Vault-Token, or in `token` with the caller's
+ * own token in the header. They check tokens themselves: the wrapping token is single-use, and
+ * the general authorizer would use it up (and with it the wrapped response) before the handler
+ * could hand the response out. A third party's token is checked by the authorizer as usual.
+ */
+import { BadRequest } from '../../errors';
+import { wrappedEnvelope } from '../../http/envelope';
+import { f } from '../../http/fields';
+import { authenticatedByHandler } from '../../http/openapi';
+import { definePath, type Req } from '../../http/path';
+import { requestBody, requestedWrapTtl } from '../../http/wrap-response';
+import { lookupWrap, rewrap, unwrap } from '../wrapping';
+
+const tokenField = { token: f.string({ description: 'the wrapping token, when it is not the client token' }) };
+
+/** The wrapping token of an unwrap or rewrap, after checking a third party's own token. */
+async function wrappingTokenOf(req: Req<typeof tokenField>, path: string): Promise<string> {
+  const given = req.data.token;
+  if (given && given !== req.token) {
+    await req.deps.authorizer.authorize({ token: req.token, path, op: 'update', sudo: false, data: { token: given } });
+    return given;
+  }
+  if (!req.token) throw new BadRequest('missing wrapping token: send it as the client token or in the "token" field');
+  return req.token;
+}
+
+const json = (body: string) => ({ raw: { body, contentType: 'application/json' } });
+
+export const wrappingPaths = [
+  definePath({
+    pattern: 'wrapping/wrap',
+    fields: {},
+    help: 'Wraps the request body (any keys) in a new wrapping token; needs X-Vault-Wrap-TTL.',
+    operations: {
+      write: async (req) => {
+        if (requestedWrapTtl(req.headers) === undefined) {
+          throw new BadRequest('endpoint requires response wrapping to be used: send the X-Vault-Wrap-TTL header');
+        }
+        return { data: requestBody(req.headers) };
+      },
+    },
+  }),
+  authenticatedByHandler(
+    definePath({
+      pattern: 'wrapping/unwrap',
+      fields: tokenField,
+      help: 'Answers the wrapped response, once, and revokes the wrapping token.',
+      unauthenticated: ['write'],
+      operations: {
+        write: async (req) => json(await unwrap(req.deps, await wrappingTokenOf(req, 'sys/wrapping/unwrap'))),
+      },
+    }),
+  ),
+  definePath({
+    pattern: 'wrapping/lookup',
+    fields: tokenField,
+    help: 'The creation path, time and TTL of a wrapping token, without using it up.',
+    unauthenticated: ['write'],
+    operations: {
+      write: async (req) => ({ data: await lookupWrap(req.deps, req.data.token || req.token) }),
+    },
+  }),
+  authenticatedByHandler(
+    definePath({
+      pattern: 'wrapping/rewrap',
+      fields: tokenField,
+      help: 'Moves a wrapped response to a new wrapping token with the same TTL; the old token is revoked.',
+      unauthenticated: ['write'],
+      operations: {
+        write: async (req) => {
+          const info = await rewrap(req.deps, await wrappingTokenOf(req, 'sys/wrapping/rewrap'));
+          return json(JSON.stringify(wrappedEnvelope(req.requestId, info, [])));
+        },
+      },
+    }),
+  ),
+];

@@ -1,0 +1,144 @@
+/**
+ * Response wrapping, as the reference server does it: a response is kept, sealed, under a
+ * single-use token that holds only the built-in `response-wrapping` policy, and handed out once.
+ *
+ * The wrapped response lives at `wrapped/<wrapping token accessor>` in the sys partition,
+ * sealed and bound to that key. Token revocation (and the expiry sweep) deletes it, so an
+ * expired wrapping token takes its response with it. Handing it out is a conditional delete of
+ * that item: of any number of concurrent unwraps, exactly one gets the response.
+ */
+import type { Deps } from '../deps';
+import { BadRequest, ConflictError } from '../errors';
+import { isSealed, type SealedValue } from '../keys/sealed';
+import { RESPONSE_WRAPPING_POLICY } from './policies';
+import type { TokenRecord } from './tokens';
+
+/** The reference's `wrap_info` block. */
+export interface WrapInfo {
+  token: string;
+  accessor: string;
+  ttl: number;
+  creation_time: string;
+  creation_path: string;
+  wrapped_accessor?: string;
+}
+
+interface StoredWrap {
+  creation_path: string;
+  creation_time: string;
+  creation_ttl: number;
+  response: SealedValue;
+}
+
+export interface WrapInput {
+  /** The original response, as the JSON text its caller would have received. */
+  response: string;
+  /** The request path (relative to /v1/) that produced it. */
+  path: string;
+  /** Seconds, already checked against the bounds. */
+  ttl: number;
+  displayName: string;
+  /** The accessor of a token the response carries. */
+  wrappedAccessor?: string;
+}
+
+const INVALID = 'wrapping token is not valid or does not exist';
+const keyOf = (accessor: string) => `wrapped/${accessor}`;
+
+export async function wrapResponse(deps: Deps, input: WrapInput): Promise<WrapInfo> {
+  const { token, record } = await deps.tokens.create({
+    policies: [RESPONSE_WRAPPING_POLICY],
+    display_name: input.displayName,
+    meta: {},
+    num_uses: 1,
+    ttl: input.ttl,
+    explicit_max_ttl: input.ttl,
+    renewable: false,
+    parent: '',
+    path: input.path,
+  });
+  const key = keyOf(record.accessor);
+  const creationTime = new Date(deps.now()).toISOString();
+  try {
+    const response = await deps.sealer.seal(input.response, 'sys', key);
+    const stored: StoredWrap = { creation_path: input.path, creation_time: creationTime, creation_ttl: input.ttl, response };
+    await deps.store.partition('sys').put(key, { ...stored, response: { ...response } }, { ifAbsent: true });
+  } catch (e) {
+    await deps.tokens.revoke(record).catch(() => undefined);
+    throw e;
+  }
+  return {
+    token,
+    accessor: record.accessor,
+    ttl: input.ttl,
+    creation_time: creationTime,
+    creation_path: input.path,
+    ...(input.wrappedAccessor ? { wrapped_accessor: input.wrappedAccessor } : {}),
+  };
+}
+
+/** The live record of a wrapping token; 400 for anything else. */
+export async function wrappingToken(deps: Deps, token: string | undefined): Promise<TokenRecord> {
+  const found = token ? await deps.tokens.lookup(token) : undefined;
+  const r = found?.record;
+  if (!r || r.policies.length !== 1 || r.policies[0] !== RESPONSE_WRAPPING_POLICY) throw new BadRequest(INVALID);
+  return r;
+}
+
+async function storedWrap(deps: Deps, record: TokenRecord) {
+  const item = await deps.store.partition('sys').get<StoredWrap>(keyOf(record.accessor));
+  if (!item || !isSealed(item.value.response)) throw new BadRequest(INVALID);
+  return item;
+}
+
+/** What sys/wrapping/lookup answers; the token is not used up. */
+export async function lookupWrap(deps: Deps, token: string | undefined) {
+  const { value } = await storedWrap(deps, await wrappingToken(deps, token));
+  return { creation_path: value.creation_path, creation_time: value.creation_time, creation_ttl: value.creation_ttl };
+}
+
+/** Takes the wrapped response out, once: the conditional delete decides between concurrent callers. */
+async function claim(deps: Deps, token: string | undefined): Promise<{ record: TokenRecord; wrap: StoredWrap; response: string }> {
+  const record = await wrappingToken(deps, token);
+  const item = await storedWrap(deps, record);
+  const key = keyOf(record.accessor);
+  const response = await deps.sealer.openText(item.value.response, key);
+  try {
+    await deps.store.partition('sys').delete(key, { ifVersion: item.version });
+  } catch (e) {
+    if (e instanceof ConflictError) throw new BadRequest(INVALID);
+    throw e;
+  }
+  await deps.tokens.revoke(record);
+  return { record, wrap: item.value, response };
+}
+
+/** The original response's JSON text; the wrapping token is revoked. */
+export async function unwrap(deps: Deps, token: string | undefined): Promise<string> {
+  return (await claim(deps, token)).response;
+}
+
+/**
+ * The same response under a new wrapping token with the original creation TTL and path. The
+ * new token is made first, so a failure leaves the old one usable; losing the race to another
+ * caller revokes the new one.
+ */
+export async function rewrap(deps: Deps, token: string | undefined): Promise<WrapInfo> {
+  const record = await wrappingToken(deps, token);
+  const { value } = await storedWrap(deps, record);
+  const response = await deps.sealer.openText(value.response, keyOf(record.accessor));
+  const info = await wrapResponse(deps, {
+    response,
+    path: value.creation_path,
+    ttl: value.creation_ttl,
+    displayName: record.display_name,
+  });
+  try {
+    await claim(deps, token);
+  } catch (e) {
+    const fresh = await deps.tokens.byAccessor(info.accessor);
+    if (fresh) await deps.tokens.revoke(fresh);
+    throw e;
+  }
+  return info;
+}
