@@ -27,9 +27,9 @@ export function parseJsonObject(text: string): Obj {
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The value of `name` in `o`: the exact key first, else a case-insensitive match. */
+/** The value of `name` in `o`: the exact key first, else a case-insensitive match. Own keys only. */
 export function pick(o: Obj, name: string): unknown {
-  if (name in o) return o[name];
+  if (Object.hasOwn(o, name)) return o[name];
   const lower = name.toLowerCase();
   const k = Object.keys(o).find((x) => x.toLowerCase() === lower);
   return k === undefined ? undefined : o[k];
@@ -76,17 +76,19 @@ export function optStrings(o: Obj, name: string, path: string, max = 128): strin
   });
 }
 
-/** An object of strings (meta, tagged addresses); `keyRule` checks the keys. */
+/**
+ * An object of strings (meta, tagged addresses); `keyRule` checks the keys. Every key is kept
+ * as data, `__proto__`, `constructor` and `toString` included: the map is built as own
+ * properties (never by assignment, which would set a prototype or drop the key).
+ */
 export function optStringMap(o: Obj, name: string, path: string, keyRule = /^[A-Za-z0-9_-]{1,128}$/): StringMap | null {
   const m = optObject(o, name, path);
   if (!m) return null;
   const entries = Object.entries(m);
   if (entries.length > 64) fail(`${path}${name}`, 'more than 64 entries');
-  const out: StringMap = {};
   for (const [k, v] of entries) {
     if (!keyRule.test(k)) fail(`${path}${name}`, `invalid key ${JSON.stringify(k.slice(0, 64))}: use letters, digits, _ and - (at most 128)`);
     if (typeof v !== 'string' || Buffer.byteLength(v) > 512 || CONTROL.test(v)) fail(`${path}${name}.${k}`, 'expected a printable string of at most 512 bytes');
-    out[k] = v;
   }
-  return Object.keys(out).length ? out : null;
+  return entries.length ? (Object.fromEntries(entries) as StringMap) : null;
 }

@@ -54,14 +54,14 @@ function serviceAddresses(s: Obj): Record<string, ServiceAddress> | null {
   if (!m) return null;
   const entries = Object.entries(m);
   if (entries.length > 16) fail('Service.TaggedAddresses', 'more than 16 entries');
-  const out: Record<string, ServiceAddress> = {};
-  for (const [k, v] of entries) {
+  // Own properties (fromEntries), so a key such as `__proto__` is kept as data.
+  const out = entries.map(([k, v]): [string, ServiceAddress] => {
     const path = `Service.TaggedAddresses.${k.slice(0, 64)}.`;
     if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(k)) fail('Service.TaggedAddresses', `invalid key ${JSON.stringify(k.slice(0, 64))}`);
     if (!isObj(v)) fail(path.slice(0, -1), 'expected an object with Address and Port');
-    out[k] = { address: optString(v, 'Address', path), port: optPort(v, 'Port', path) };
-  }
-  return entries.length ? out : null;
+    return [k, { address: optString(v, 'Address', path), port: optPort(v, 'Port', path) }];
+  });
+  return out.length ? Object.fromEntries(out) : null;
 }
 
 function readCheck(c: Obj, node: string, path: string): CheckInput {
