@@ -24,6 +24,7 @@ export interface Issued {
   clientSecret: string;
   leaseId: string;
   ttl: number;
+  renewable: boolean;
 }
 
 interface Ctx {
@@ -75,10 +76,12 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
       path: `creds/${c.roleName}`,
       ttl,
       maxTtl,
-      renewable: false,
+      // Renewable up to maxTtl (role max_ttl within the mount's maximum), as the reference
+      // engine's leases are: the password's end date is set to that same moment at creation.
+      renewable: true,
       revoke: latest as unknown as Json,
     });
-    return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time };
+    return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
   } catch (e) {
     await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
     throw toHttpError(e, 'creating credentials');

@@ -25,6 +25,8 @@ export interface Issued {
   expiration?: string;
   leaseId: string;
   ttl: number;
+  /** RAM user keys renew up to the role's max_ttl and the mount's maximum; STS tokens never. */
+  renewable: boolean;
 }
 
 interface Ctx {
@@ -56,7 +58,7 @@ async function issueSts(c: Ctx): Promise<Issued> {
   });
   const left = Math.max(1, Math.floor((Date.parse(k.Expiration) - c.deps.now()) / 1000));
   const lease = await c.deps.leases.create({ mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl: left, maxTtl: left, renewable: false, revoke: { kind: 'sts' } });
-  return { accessKey: k.AccessKeyId, secretKey: k.AccessKeySecret, securityToken: k.SecurityToken, expiration: k.Expiration, leaseId: lease.lease_id, ttl: left };
+  return { accessKey: k.AccessKeyId, secretKey: k.AccessKeySecret, securityToken: k.SecurityToken, expiration: k.Expiration, leaseId: lease.lease_id, ttl: left, renewable: false };
 }
 
 function recordFor(c: Ctx): UserRecord {
@@ -91,8 +93,8 @@ async function issueUser(c: Ctx): Promise<Issued> {
     for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
     const key = await createAccessKey(c.rpc, userName);
     const revoke = { ...record, accessKeyId: key.id } as unknown as Json;
-    const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: false, revoke });
-    return { accessKey: key.id, secretKey: key.secret, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time };
+    const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: true, revoke });
+    return { accessKey: key.id, secretKey: key.secret, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
   } catch (e) {
     await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
     throw toHttpError(e, 'creating credentials');

@@ -18,7 +18,7 @@ describe('cloud-a dynamic credentials', () => {
     expect(w.status).toBe(204);
     const r = await get('creds/deploy');
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ renewable: false, lease_duration: 3600 });
+    expect(r.json).toMatchObject({ renewable: true, lease_duration: 3600 });
     expect(r.json!.lease_id).toMatch(/^cloud-a\/creds\/deploy\//);
     const { client_id, client_secret } = r.json!.data;
     const app = [...b.fake.state.applications.values()].find((a) => a.appId === client_id)!;

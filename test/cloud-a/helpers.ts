@@ -1,5 +1,6 @@
 /** A cloud-A test bench: the HTTPS fake, a service serving the engine pointed at it, a configured mount. */
 import { makeCloudAEngine } from '../../lib/cloud-a/engine';
+import type { Mount } from '../../lib/config';
 import { call, createTestService, type TestService } from '../helpers/service';
 import { startCloudAFake, type CloudAFake } from '../fakes/cloud-a/server';
 import { fakeTls } from '../fakes/cloud-a/tls';
@@ -11,7 +12,7 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function cloudABench(o: { configure?: boolean; now?: () => number } = {}): Promise<Bench> {
+export async function cloudABench(o: { configure?: boolean; now?: () => number; mounts?: Mount[] } = {}): Promise<Bench> {
   const tls = await fakeTls();
   const fake = await startCloudAFake(tls);
   const env: Record<string, string | undefined> = {
@@ -22,7 +23,7 @@ export async function cloudABench(o: { configure?: boolean; now?: () => number }
     CLOUDA_RETRY_DELAY_MS: '5',
     CLOUDA_TIMEOUT_MS: '5000',
   };
-  const svc = await createTestService({ engines: [makeCloudAEngine(() => env)], ...(o.now ? { now: o.now } : {}) });
+  const svc = await createTestService({ engines: [makeCloudAEngine(() => env)], ...(o.now ? { now: o.now } : {}), ...(o.mounts ? { mounts: o.mounts } : {}) });
   if (o.configure !== false) {
     const r = await call(svc.app, 'POST', '/v1/cloud-a/config', {
       token: svc.root,

@@ -56,6 +56,10 @@ describe('python3-hvac', () => {
     expect(out.a_creds.client_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(a.state.authenticate(out.a_creds.client_id, out.a_creds.client_secret)).not.toBe('bad-secret');
     expect(out.a_lease).toBe(3600);
+    // Renewed through hvac's sys.renew_lease: by the increment, still renewable.
+    expect(out.a_renewable).toBe(true);
+    expect(out.a_renewed).toEqual([true, 600, true]);
+    expect(out.b_renewed).toEqual([true, 300, true]);
     expect(out.a_missing).toMatch(/role "nope" does not exist/);
     expect(out.b_config).toEqual({ access_key: b.state.root.id });
     expect(out.b_role).toMatchObject({ remote_policies: [{ name: 'ReadOnlyAccess', type: 'System' }], ttl: 600, role_arn: '' });

@@ -18,6 +18,9 @@ out["a_roles"] = c.secrets.azure.list_roles(mount_point="cloud-a")["keys"]
 out["a_creds"] = c.secrets.azure.generate_credentials(name="web", mount_point="cloud-a")
 full = c.read("cloud-a/creds/web")
 out["a_lease"] = full["lease_duration"]
+out["a_renewable"] = full["renewable"]
+renewed = c.sys.renew_lease(lease_id=full["lease_id"], increment=600)
+out["a_renewed"] = [renewed["lease_id"] == full["lease_id"], renewed["lease_duration"], renewed["renewable"]]
 c.sys.revoke_lease(full["lease_id"])
 try:
     c.read("cloud-a/creds/nope")
@@ -33,5 +36,7 @@ out["b_roles"] = c.list("cloud-b/roles")
 creds = c.read("cloud-b/creds/ops")
 out["b_creds"] = sorted(creds.keys())
 out["b_key"] = creds["access_key"]
+renewed = c.sys.renew_lease(lease_id=creds["lease_id"], increment=300)
+out["b_renewed"] = [creds["renewable"], renewed["lease_duration"], renewed["renewable"]]
 c.sys.revoke_lease(creds["lease_id"])
 print(json.dumps(out))

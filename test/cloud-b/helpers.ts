@@ -1,5 +1,6 @@
 /** A cloud-B test bench: the HTTPS fake, a service serving the engine pointed at it, a configured mount. */
 import { makeCloudBEngine } from '../../lib/cloud-b/engine';
+import type { Mount } from '../../lib/config';
 import { call, createTestService, type TestService } from '../helpers/service';
 import { startCloudBFake, type CloudBFake } from '../fakes/cloud-b/server';
 import { fakeTls } from '../fakes/cloud-a/tls';
@@ -11,7 +12,7 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function cloudBBench(o: { configure?: boolean; now?: () => number } = {}): Promise<Bench> {
+export async function cloudBBench(o: { configure?: boolean; now?: () => number; mounts?: Mount[] } = {}): Promise<Bench> {
   const tls = await fakeTls();
   const fake = await startCloudBFake(tls);
   const env: Record<string, string | undefined> = {
@@ -21,7 +22,7 @@ export async function cloudBBench(o: { configure?: boolean; now?: () => number }
     CLOUDB_CA_CERT: tls.ca,
     CLOUDB_TIMEOUT_MS: '5000',
   };
-  const svc = await createTestService({ engines: [makeCloudBEngine(() => env)], ...(o.now ? { now: o.now } : {}) });
+  const svc = await createTestService({ engines: [makeCloudBEngine(() => env)], ...(o.now ? { now: o.now } : {}), ...(o.mounts ? { mounts: o.mounts } : {}) });
   if (o.configure !== false) {
     const r = await call(svc.app, 'POST', '/v1/cloud-b/config', { token: svc.root, body: { access_key: fake.state.root.id, secret_key: fake.state.root.secret } });
     if (r.status !== 204) throw new Error(`config failed: ${r.text}`);

@@ -23,7 +23,7 @@ export const credsPaths = (readEnv: EnvReader) => [
         const out = await issueCreds({ deps: req.deps, mount: req.mount, settings, roleName: name, role });
         return {
           data: { client_id: out.clientId, client_secret: out.clientSecret },
-          lease: { id: out.leaseId, duration: out.ttl, renewable: false },
+          lease: { id: out.leaseId, duration: out.ttl, renewable: out.renewable },
         };
       },
     },

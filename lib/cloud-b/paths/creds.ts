@@ -34,7 +34,7 @@ export const credsPaths = (readEnv: EnvReader) => [
           ...(out.securityToken ? { security_token: out.securityToken, expiration: out.expiration } : {}),
           lease_id: out.leaseId,
           lease_duration: out.ttl,
-          renewable: false,
+          renewable: out.renewable,
         });
       },
     },
