@@ -1,5 +1,7 @@
 /** The small sys API existing clients call: policies/acl, the rules alias, mounts, seal-status, OpenAPI, token meta keys. */
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runHvac } from '../helpers/hvac';
 import { call, createTestService, tokenWith, type TestService } from '../helpers/service';
 
 let svc: TestService;
@@ -123,5 +125,25 @@ describe('token meta', () => {
     const created = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies: ['default'], meta: '__proto__=x,constructor=y' } });
     expect(created.status).toBe(200);
     expect(created.text).toContain('"metadata":{"__proto__":"x","constructor":"y"}');
+  });
+});
+
+describe('python3-hvac', () => {
+  it('reads health and seal status, writes and reads policies both ways, reads mount tuning, keeps meta keys', async () => {
+    const out = await runHvac(svc, join(import.meta.dirname, 'hvac_sys.py'));
+    expect(out.health).toMatchObject({ initialized: true, sealed: false });
+    expect(out.seal_status).toMatchObject({ sealed: false, initialized: true, t: 1, n: 1 });
+    expect(out.is_sealed).toBe(false);
+    expect(out.policy.name).toBe('hvac-issuer');
+    expect(JSON.parse(out.policy.rules)).toEqual({ path: { 'pki/issue/*': { capabilities: ['create', 'update'] } } });
+    expect(out.acl_policy.name).toBe('hvac-acl');
+    expect(out.acl_list).toContain('hvac-acl');
+    expect(out.policies).not.toContain('hvac-acl');
+    expect(out.policies).toContain('hvac-issuer');
+    expect(out.mount_tune.data).toMatchObject({ default_lease_ttl: 768 * 3600, max_lease_ttl: 43800 * 3600 });
+    expect(out.mount_tune.max_lease_ttl).toBe(43800 * 3600);
+    expect(out.mounts).toEqual(expect.arrayContaining(['pki/', 'pki_int/']));
+    expect(out.tune_write).toMatch(/deployed as code/);
+    expect(out.meta).toEqual(JSON.parse('{"__proto__": "p", "constructor": "c"}'));
   });
 });

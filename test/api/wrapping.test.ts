@@ -1,5 +1,7 @@
 /** Response wrapping over HTTP: X-Vault-Wrap-TTL, sys/wrapping/wrap, unwrap, lookup, rewrap. */
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runHvac } from '../helpers/hvac';
 import { call, createTestService, tokenWith, type TestService } from '../helpers/service';
 
 let svc: TestService;
@@ -193,5 +195,24 @@ describe('the response-wrapping policy', () => {
     expect((await call(svc.app, 'DELETE', '/v1/sys/policy/response-wrapping', { token: svc.root })).status).toBe(400);
     const list = await call(svc.app, 'GET', '/v1/sys/policy', { token: svc.root });
     expect(list.json!.data.keys).not.toContain('response-wrapping');
+  });
+});
+
+describe('python3-hvac', () => {
+  it('wraps a token create with wrap_ttl, unwraps it once, and drives wrap, lookup, rewrap', async () => {
+    const out = await runHvac(svc, join(import.meta.dirname, 'hvac_wrapping.py'));
+    expect(out.wrapped.data).toBeNull();
+    expect(out.wrapped.auth).toBeNull();
+    expect(out.wrapped.wrap_info).toMatchObject({ ttl: 300, creation_path: 'auth/token/create' });
+    expect(out.unwrapped_auth.accessor).toBe(out.wrapped.wrap_info.wrapped_accessor);
+    expect(out.unwrapped_auth.policies).toEqual(['default']);
+    expect(out.new_token_works).toBe(true);
+    expect(out.second_unwrap).toMatch(/wrapping token is not valid/);
+    expect(out.wrap_info).toMatchObject({ ttl: 120, creation_path: 'sys/wrapping/wrap' });
+    expect(out.lookup).toMatchObject({ creation_path: 'sys/wrapping/wrap', creation_ttl: 120 });
+    expect(out.unwrapped_data).toEqual({ user: 'svc', password: 'hunter2' });
+    expect(out.rewrapped_ttl).toBe(60);
+    expect(out.rewrapped_data).toEqual({ k: 'v' });
+    expect(out.bad_ttl).toMatch(/wrap TTL/);
   });
 });
