@@ -1,52 +1,15 @@
-/** auth/token/*: create, look up, renew and revoke tokens. */
-import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from '../../config';
+/** auth/token/*: look up, renew and revoke tokens; creation and roles live beside this file. */
 import type { Deps } from '../../deps';
 import { BadRequest, PermissionDenied } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
-import type { TokenRecord } from '../tokens';
+import type { RenewLimits, TokenRecord } from '../tokens';
+import { createPaths, tokenRoles } from './token-create';
+import { rolePaths } from './token-roles';
+import { authBlock, tokenData } from './token-shapes';
 
-const iso = (s: number) => new Date(s * 1000).toISOString();
-
-/** The reference server's token lookup shape. `token` is echoed only to its own holder. */
-export function tokenData(r: TokenRecord, now: number, token?: string): Record<string, unknown> {
-  return {
-    accessor: r.accessor,
-    creation_time: r.creation_time,
-    creation_ttl: r.creation_ttl,
-    display_name: r.display_name,
-    entity_id: '',
-    expire_time: r.expire_time ? iso(r.expire_time) : null,
-    explicit_max_ttl: r.explicit_max_ttl,
-    id: token ?? '',
-    issue_time: iso(r.creation_time),
-    meta: Object.keys(r.meta).length ? r.meta : null,
-    num_uses: r.num_uses,
-    orphan: r.parent === '',
-    path: r.path,
-    policies: r.policies,
-    renewable: r.renewable,
-    ttl: r.expire_time ? Math.max(0, r.expire_time - Math.floor(now / 1000)) : 0,
-    type: 'service',
-  };
-}
-
-/** The auth block of a create or renew: the lease is what was granted then, not what is left now. */
-function authBlock(token: string, r: TokenRecord) {
-  return {
-    client_token: token,
-    accessor: r.accessor,
-    policies: r.policies,
-    token_policies: r.policies,
-    metadata: Object.keys(r.meta).length ? r.meta : null,
-    lease_duration: r.expire_time ? r.expire_time - Number(r.last_renewal_time ?? r.creation_time) : 0,
-    renewable: r.renewable,
-    entity_id: '',
-    token_type: 'service',
-    orphan: r.parent === '',
-    num_uses: r.num_uses,
-  };
-}
+/** The shape of every token Latchkey issues; anything else was never a token here. */
+const WELL_FORMED = /^lk\.[A-Za-z0-9_-]{43}$/;
 
 async function self(req: Req): Promise<{ record: TokenRecord; token: string }> {
   const token = req.token ?? '';
@@ -56,11 +19,19 @@ async function self(req: Req): Promise<{ record: TokenRecord; token: string }> {
   return { record: found.record, token };
 }
 
-async function byToken(deps: Deps, token: string): Promise<TokenRecord> {
+/**
+ * A token named in the body. As the reference server: a malformed one is a 403 "bad token"
+ * everywhere; a well-formed one that is not (or no longer) live gets `missing`'s answer.
+ */
+async function named(deps: Deps, token: string, missing: () => never): Promise<TokenRecord> {
+  if (!WELL_FORMED.test(token)) throw new PermissionDenied('bad token');
   const found = await deps.tokens.lookup(token);
-  if (!found) throw new BadRequest('bad token: no such token, or it has expired');
-  return found.record;
+  return found ? found.record : missing();
 }
+
+const badToken = (): never => {
+  throw new PermissionDenied('bad token');
+};
 
 async function byAccessor(deps: Deps, accessor: string): Promise<TokenRecord> {
   const r = await deps.tokens.byAccessor(accessor);
@@ -68,59 +39,26 @@ async function byAccessor(deps: Deps, accessor: string): Promise<TokenRecord> {
   return r;
 }
 
-const createFields = {
-  policies: f.list({ description: 'policies of the new token; default: those of the caller' }),
-  no_default_policy: f.bool({ default: false, description: 'leave out the default policy' }),
-  meta: f.map({ description: 'metadata echoed back in lookups' }),
-  no_parent: f.bool({ default: false, description: 'an orphan token (root only)' }),
-  display_name: f.string({ default: 'token' }),
-  num_uses: f.int({ default: 0, min: 0, description: 'uses before it is revoked; 0 is unlimited' }),
-  ttl: f.duration({ description: 'time to live; default 768h' }),
-  explicit_max_ttl: f.duration({ default: 0, description: 'a hard limit renewals cannot pass' }),
-  renewable: f.bool({ default: true }),
-};
-
-function childPolicies(parent: string[], requested: string[] | undefined, noDefault: boolean): string[] {
-  const isRoot = parent.includes('root');
-  const wanted = [...new Set((requested ?? parent.filter((p) => p !== 'default')).map((p) => p.trim().toLowerCase()))];
-  if (!isRoot) {
-    const outside = wanted.filter((p) => p !== 'default' && !parent.includes(p));
-    if (outside.length) throw new BadRequest(`child policies must be a subset of the parent's: not allowed: ${outside.join(', ')}`);
-  }
-  if (!wanted.includes('root') && !noDefault && !wanted.includes('default')) wanted.push('default');
-  return wanted.sort();
+/** A role's current period and limits apply to renewals of its tokens, as the reference does. */
+async function renewLimits(deps: Deps, r: TokenRecord): Promise<RenewLimits> {
+  if (!r.role) return {};
+  const role = await tokenRoles(deps).get(r.role);
+  if (!role) throw new BadRequest(`original token role "${r.role}" could not be found, not renewing`);
+  const explicit = [r.explicit_max_ttl, role.tokenExplicitMaxTtl].filter((t) => t > 0);
+  return { period: role.tokenPeriod, explicitMaxTtl: explicit.length ? Math.min(...explicit) : 0, maxTtl: role.tokenMaxTtl };
 }
 
-export const tokenPaths = [
-  definePath({
-    pattern: 'create',
-    fields: createFields,
-    help: 'Create a token, a child of the caller unless no_parent is set.',
-    operations: {
-      write: async (req) => {
-        const parent = req.principal!;
-        const d = req.data;
-        const isRoot = parent.policies.includes('root');
-        if (d.no_parent && !isRoot) throw new PermissionDenied('permission denied: only a root token may create an orphan token');
-        const policies = childPolicies(parent.policies, d.policies, d.no_default_policy);
-        const max = d.explicit_max_ttl || SYSTEM_MAX_LEASE_TTL;
-        // As the reference server: no ttl (or 0) means the default, capped by explicit_max_ttl.
-        const ttl = Math.min(d.ttl || SYSTEM_DEFAULT_LEASE_TTL, max);
-        const { token, record } = await req.deps.tokens.create({
-          policies,
-          display_name: d.display_name === 'token' ? 'token' : `token-${d.display_name}`.slice(0, 128),
-          meta: d.meta ?? {},
-          num_uses: d.num_uses,
-          ttl,
-          explicit_max_ttl: d.explicit_max_ttl,
-          renewable: d.renewable,
-          parent: d.no_parent ? '' : parent.accessor,
-          path: 'auth/token/create',
-        });
-        return { auth: authBlock(token, record) };
-      },
-    },
-  }),
+async function renew(deps: Deps, record: TokenRecord, token: string, increment: number | undefined) {
+  const next = await deps.tokens.renew(record, increment, await renewLimits(deps, record));
+  return { auth: authBlock(token, next) };
+}
+
+const lookup = async (req: Req<{ token: ReturnType<typeof f.string> }>) => {
+  const token = req.data.token || req.token || '';
+  return { data: tokenData(await named(req.deps, token, badToken), req.deps.now(), token) };
+};
+
+const otherPaths = [
   definePath({
     pattern: 'lookup-self',
     fields: {},
@@ -134,11 +72,9 @@ export const tokenPaths = [
   }),
   definePath({
     pattern: 'lookup',
-    fields: { token: f.string({ required: true }) },
+    fields: { token: f.string({ description: "the token to look up; default: the caller's" }) },
     help: 'Look up a token.',
-    operations: {
-      write: async (req) => ({ data: tokenData(await byToken(req.deps, req.data.token), req.deps.now(), req.data.token) }),
-    },
+    operations: { write: lookup, read: lookup },
   }),
   definePath({
     pattern: 'lookup-accessor',
@@ -155,8 +91,7 @@ export const tokenPaths = [
     operations: {
       write: async (req) => {
         const { record, token } = await self(req);
-        const next = await req.deps.tokens.renew(record, req.data.increment);
-        return { auth: authBlock(token, next) };
+        return renew(req.deps, record, token, req.data.increment);
       },
     },
   }),
@@ -166,8 +101,10 @@ export const tokenPaths = [
     help: 'Renew a token.',
     operations: {
       write: async (req) => {
-        const next = await req.deps.tokens.renew(await byToken(req.deps, req.data.token), req.data.increment);
-        return { auth: authBlock(req.data.token, next) };
+        const record = await named(req.deps, req.data.token, () => {
+          throw new BadRequest('token not found');
+        });
+        return renew(req.deps, record, req.data.token, req.data.increment);
       },
     },
   }),
@@ -188,15 +125,31 @@ export const tokenPaths = [
     help: 'Revoke a token and its children.',
     operations: {
       write: async (req) => {
-        const found = await req.deps.tokens.lookup(req.data.token);
+        if (!WELL_FORMED.test(req.data.token)) throw new PermissionDenied('bad token');
+        // Not only live tokens: calling again resumes a revocation a crash interrupted.
+        const found = await req.deps.tokens.recordOf(req.data.token);
         if (found) await req.deps.tokens.revoke(found.record);
+      },
+    },
+  }),
+  definePath({
+    pattern: 'revoke-orphan',
+    fields: { token: f.string({ required: true }) },
+    help: 'Revoke a token and leave its children alive, as orphans (sudo).',
+    sudo: ['write'],
+    operations: {
+      write: async (req) => {
+        const record = await named(req.deps, req.data.token, () => {
+          throw new BadRequest('token to revoke not found');
+        });
+        await req.deps.tokens.revoke(record, { orphanChildren: true });
       },
     },
   }),
   definePath({
     pattern: 'revoke-accessor',
     fields: { accessor: f.string({ required: true }) },
-    help: 'Revoke a token by its accessor.',
+    help: 'Revoke a token and its children by the token accessor.',
     operations: {
       write: async (req) => {
         await req.deps.tokens.revoke(await byAccessor(req.deps, req.data.accessor));
@@ -204,3 +157,5 @@ export const tokenPaths = [
     },
   }),
 ];
+
+export const tokenPaths = [...createPaths, ...rolePaths, ...otherPaths];
