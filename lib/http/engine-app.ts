@@ -123,7 +123,10 @@ async function serve(
       });
   if (badInput) throw badInput;
   const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write');
-  const wrap = { headers: req.headers, deps, path: full, requestId, pretty, input, warning: ignoredWarning(ignored), ...(principal ? { principal } : {}) };
+  const wrap = {
+    ...{ headers: req.headers, deps, path: full, requestId, pretty, input, warning: ignoredWarning(ignored) },
+    ...(principal ? { principal } : {}),
+  };
   const result: Result = await withWrapping(wrap, async () =>
     (await handler({
       data,

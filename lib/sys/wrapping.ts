@@ -10,6 +10,7 @@
 import type { Deps } from '../deps';
 import { BadRequest, ConflictError } from '../errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
+import { logError } from '../log';
 import { RESPONSE_WRAPPING_POLICY } from './policies';
 import type { TokenRecord } from './tokens';
 
@@ -109,7 +110,8 @@ async function claim(deps: Deps, token: string | undefined): Promise<{ record: T
     if (e instanceof ConflictError) throw new BadRequest(INVALID);
     throw e;
   }
-  await deps.tokens.revoke(record);
+  // The response is claimed: a failed revocation must not lose it (the token has nothing left to give).
+  await deps.tokens.revoke(record).catch((e: unknown) => logError('wrapping-revoke-failed', { accessor: record.accessor }, e));
   return { record, wrap: item.value, response };
 }
 

@@ -1,6 +1,7 @@
 /** Response wrapping over HTTP: X-Vault-Wrap-TTL, sys/wrapping/wrap, unwrap, lookup, rewrap. */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { pkiEngine } from '../../lib/pki/engine';
 import { runHvac } from '../helpers/hvac';
 import { call, createTestService, tokenWith, type TestService } from '../helpers/service';
 
@@ -214,5 +215,30 @@ describe('python3-hvac', () => {
     expect(out.rewrapped_ttl).toBe(60);
     expect(out.rewrapped_data).toEqual({ k: 'v' });
     expect(out.bad_ttl).toMatch(/wrap TTL/);
+  });
+});
+
+describe('wrapping in an engine function', () => {
+  it('wraps PKI answers (a root CA, an issued key) the same way', async () => {
+    const pki = await createTestService({ engines: [pkiEngine] });
+    const gen = await call(pki.app, 'POST', '/v1/pki/root/generate/internal', {
+      token: pki.root,
+      headers: WRAP('10m'),
+      body: { common_name: 'Wrapped Root', key_type: 'ec', ttl: '8760h' },
+    });
+    expect(gen.status).toBe(200);
+    expect(gen.json!.data).toBeNull();
+    expect(gen.json!.wrap_info).toMatchObject({ ttl: 600, creation_path: 'pki/root/generate/internal' });
+    const root = await call(pki.app, 'POST', '/v1/sys/wrapping/unwrap', { token: gen.json!.wrap_info.token });
+    expect(root.json!.data.certificate).toMatch(/BEGIN CERTIFICATE/);
+
+    await call(pki.app, 'POST', '/v1/pki/roles/web', { token: pki.root, body: { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec' } });
+    const issued = await call(pki.app, 'POST', '/v1/pki/issue/web', { token: pki.root, headers: WRAP('60'), body: { common_name: 'a.example.com', ttl: '1h' } });
+    expect(issued.json!.data).toBeNull();
+    expect(issued.text).not.toMatch(/PRIVATE KEY/);
+    const leaf = await call(pki.app, 'POST', '/v1/sys/wrapping/unwrap', { token: issued.json!.wrap_info.token });
+    expect(leaf.json!.data.private_key).toMatch(/PRIVATE KEY/);
+    const pem = await call(pki.app, 'GET', '/v1/pki/ca/pem', { headers: WRAP('60') });
+    expect(pem.text).toMatch(/BEGIN CERTIFICATE/);
   });
 });
