@@ -174,6 +174,6 @@ describe('functions/sweeper.ts handler', () => {
     const report = await sweeper(scheduledEvent(), lambdaContext('latchkey-dev-sweeper', 55_000));
     expect(report.tokensRemoved).toBeGreaterThanOrEqual(1);
     const after = await invoke('POST', '/v1/auth/token/lookup', { headers: withRoot(), body: { token } });
-    expect(after.statusCode).toBe(400);
+    expect(after.statusCode).toBe(403);
   });
 });
