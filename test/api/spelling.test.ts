@@ -56,6 +56,7 @@ const rootRead = (path: string) => async () => {
 
 const CASES: ItemCase[] = [
   { label: 'pki roles', mount: 'pki', items: 'roles', name: 'prod', other: 'other', read: true, del: true, write: () => ({ allowed_domains: 'evil.example', allow_any_name: true }), snapshot: rootRead('pki/roles/prod') },
+  { label: 'pki config', mount: 'pki', items: 'config', name: 'urls', other: 'crl', read: true, write: () => ({ issuing_certificates: 'http://evil.example/ca' }), snapshot: rootRead('pki/config/urls') },
   { label: 'pki issue', mount: 'pki', items: 'issue', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ common_name: 'www.prod.example' }) } },
   { label: 'pki sign', mount: 'pki', items: 'sign', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ csr: b.csr, common_name: 'www.prod.example' }) } },
   { label: 'pki sign-verbatim', mount: 'pki', items: 'sign-verbatim', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ csr: b.csr }) } },
