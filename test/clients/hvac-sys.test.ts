@@ -73,7 +73,7 @@ describe('python3-hvac: sys leases (PKI certificates with generate_lease)', () =
     await expectOnCrl(out.serials);
   });
 
-  served('token revocation revokes leases')('revoking a token (by accessor) revokes the leases its child token created; the certificates are on the CRL', async () => {
+  it('revoking a token (by accessor) revokes the leases its child token created; the certificates are on the CRL', async () => {
     const out = await run('token_revocation_revokes_leases');
     for (const l of out.leases_before) expect(l.ok.data.renewable).toBe(false);
     expect(out.revoke).toEqual(NO_CONTENT);
