@@ -288,6 +288,13 @@ describe('unknown tokens', () => {
     expect((await post('revoke-orphan', svc.root, { token: unknown })).json).toEqual({ errors: ['token to revoke not found'] });
   });
 
+  it('renew-accessor renews without answering the token', async () => {
+    const r = (await post('create', svc.root, { policies: ['reader'], ttl: '1h' })).json!.auth;
+    const renewed = await post('renew-accessor', svc.root, { accessor: r.accessor, increment: '30m' });
+    expect(renewed.json!.auth).toMatchObject({ client_token: '', accessor: r.accessor, lease_duration: 1800 });
+    expect((await post('renew-accessor', svc.root, { accessor: 'nope' })).json).toEqual({ errors: ['invalid accessor'] });
+  });
+
   it('lookup without a token looks up the caller', async () => {
     const t = await tokenWith(svc, ['default'], { ttl: '1h' });
     await policy('self-lookup', { 'auth/token/lookup': ['read', 'update'] });

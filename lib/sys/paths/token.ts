@@ -109,6 +109,14 @@ const otherPaths = [
     },
   }),
   definePath({
+    pattern: 'renew-accessor',
+    fields: { accessor: f.string({ required: true }), increment: f.duration() },
+    help: 'Renew a token by its accessor (the answer does not carry the token).',
+    operations: {
+      write: async (req) => renew(req.deps, await byAccessor(req.deps, req.data.accessor), '', req.data.increment),
+    },
+  }),
+  definePath({
     pattern: 'revoke-self',
     fields: {},
     help: "Revoke the caller's token and its children.",
