@@ -34,6 +34,10 @@ const plugin = {
   exclude: [],
   packager: 'npm',
   keepOutputDirectory: false,
+  // One build per function, no esbuild rebuild context: the plugin disposes its contexts only
+  // after a successful packaging, so after a failure (a build error, a failing `npm ls`) a live
+  // context kept the process, and `npm run package`, running forever.
+  skipRebuild: true,
 };
 
 module.exports = { esbuild, plugin };

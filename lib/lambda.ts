@@ -1,8 +1,13 @@
 /**
  * The Lambda entry shape of every HTTP function: API Gateway events go to the Hono app;
- * Latchkey's own internal events (Lambda Invoke from sys and the sweeper, never reachable from
- * API Gateway) ask an engine function for what only it can do: revoke one of its leases, or
- * describe its paths for the OpenAPI document. So engine code lives only in its own function.
+ * Latchkey's own internal events (Lambda Invoke, never reachable from API Gateway, whose events
+ * always carry `version` and `requestContext` and never a top-level `latchkey`) ask a function
+ * for what only it can do:
+ * - an engine function: revoke one of its leases, describe its paths for the OpenAPI document
+ *   (sent by sys and the sweeper), so engine code lives only in its own function;
+ * - the sys function: `init` and `generate-root`, sent by an operator's `npm run admin` with
+ *   IAM credentials allowed lambda:InvokeFunction on it: the root token travels only in the
+ *   invoke response, to that principal.
  */
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
@@ -10,26 +15,66 @@ import type { Deps } from './deps';
 import { createEngineApp, engineRoutes, type EngineModule } from './engines';
 import type { RouteSet } from './http/engine-app';
 import { openApiDocument } from './http/openapi';
+import { logInfo } from './log';
+import { generateRoot, initialize } from './sys/init';
 
-export type InternalEvent = { latchkey: 'openapi' } | { latchkey: 'revoke-lease'; lease_id: string };
+export type InternalEvent =
+  | { latchkey: 'openapi' }
+  | { latchkey: 'revoke-lease'; lease_id: string }
+  | { latchkey: 'init' }
+  | { latchkey: 'generate-root' };
+
+type InternalName = InternalEvent['latchkey'];
+export type InternalHandlers = Partial<{ [K in InternalName]: (event: Extract<InternalEvent, { latchkey: K }>) => Promise<unknown> }>;
+type LambdaHandler = (event: unknown, context: unknown) => Promise<unknown>;
 
 function isInternal(event: unknown): event is InternalEvent {
   return typeof event === 'object' && event !== null && typeof (event as { latchkey?: unknown }).latchkey === 'string';
 }
 
-type LambdaHandler = (event: unknown, context: unknown) => Promise<unknown>;
+/** API Gateway's request id (what the stage's access log records as `requestId`). */
+function gatewayRequestId(event: unknown): string | undefined {
+  const id = (event as { requestContext?: { requestId?: unknown } } | null)?.requestContext?.requestId;
+  return typeof id === 'string' ? id.slice(0, 100) : undefined;
+}
 
-export function functionHandler(app: Hono, routes: () => RouteSet[], revoke?: (leaseId: string) => Promise<void>): LambdaHandler {
+/**
+ * One line tying API Gateway's request id (in the access log) to Latchkey's own (`request_id`
+ * of the function's request log line and the `x-request-id` response header).
+ */
+function logGatewayRequest(event: unknown, response: unknown): void {
+  const gateway = gatewayRequestId(event);
+  const own = (response as { headers?: Record<string, unknown> } | null)?.headers?.['x-request-id'];
+  if (gateway) logInfo('gateway', { request_id: typeof own === 'string' ? own : undefined, apigw_request_id: gateway });
+}
+
+/** A Lambda handler: API Gateway events to `app`, internal events to their handler (else an error). */
+export function lambdaHandler(app: Hono, internal: InternalHandlers): LambdaHandler {
   const http = handle(app) as unknown as LambdaHandler;
   return async (event, context) => {
-    if (!isInternal(event)) return http(event, context);
-    if (event.latchkey === 'openapi') return openApiDocument(routes(), '').paths;
-    if (event.latchkey === 'revoke-lease' && revoke) {
-      await revoke(event.lease_id);
-      return { revoked: event.lease_id };
+    if (!isInternal(event)) {
+      const response = await http(event, context);
+      logGatewayRequest(event, response);
+      return response;
     }
-    throw new Error(`unsupported internal event ${JSON.stringify(event.latchkey)}`);
+    const run = internal[event.latchkey] as ((e: InternalEvent) => Promise<unknown>) | undefined;
+    if (!run) throw new Error(`unsupported internal event ${JSON.stringify(String(event.latchkey).slice(0, 40))}`);
+    return run(event);
   };
+}
+
+export function functionHandler(app: Hono, routes: () => RouteSet[], revoke?: (leaseId: string) => Promise<void>): LambdaHandler {
+  return lambdaHandler(app, {
+    openapi: async () => openApiDocument(routes(), '').paths,
+    ...(revoke
+      ? {
+          'revoke-lease': async (e) => {
+            await revoke(e.lease_id);
+            return { revoked: e.lease_id };
+          },
+        }
+      : {}),
+  });
 }
 
 /** An engine's Lambda: its app, its paths, and its lease revoker. */
@@ -41,4 +86,21 @@ export function engineFunction(engine: EngineModule, deps: Deps): LambdaHandler 
     routes,
     revoker ? async (id) => revoker(await deps.leases.lookup(id)) : undefined,
   );
+}
+
+/** The sys Lambda: its app, and initialisation bound to IAM (see the file comment). */
+export function sysFunction(app: Hono, deps: Deps): LambdaHandler {
+  const answer = (t: { rootToken: string; accessor: string }) => ({ root_token: t.rootToken, root_token_accessor: t.accessor });
+  return lambdaHandler(app, {
+    init: async () => {
+      const out = answer(await initialize(deps));
+      logInfo('init', { function: 'sys' });
+      return out;
+    },
+    'generate-root': async () => {
+      const out = answer(await generateRoot(deps));
+      logInfo('generate-root', { function: 'sys' });
+      return out;
+    },
+  });
 }

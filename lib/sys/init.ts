@@ -1,19 +1,33 @@
 /**
  * Initialisation, once per table: the token HMAC key, then a root token, then the marker.
  * Concurrent callers: exactly one gets the root token; the others are told it is done.
+ *
+ * Deployed, both are reached only through the sys function's internal events (lib/lambda.ts:
+ * `init`, `generate-root`), which only an IAM principal allowed lambda:InvokeFunction on that
+ * function can send; the public `PUT sys/init` is closed. Locally the server initialises itself.
  */
 import type { Deps } from '../deps';
 import { BadRequest, ExistsError } from '../errors';
 
 const MARKER = 'config/initialized';
 
+export interface RootToken {
+  rootToken: string;
+  /** The token's accessor: `auth/token/revoke-accessor` revokes it without the token itself. */
+  accessor: string;
+}
+
 export async function isInitialized(deps: Deps): Promise<boolean> {
   return (await deps.store.partition('sys').get(MARKER)) !== undefined;
 }
 
-export async function initialize(deps: Deps): Promise<{ rootToken: string; accessor: string }> {
-  if (await isInitialized(deps)) throw new BadRequest('the service is already initialized');
-  await deps.tokens.ensureKey();
+/** The accessor of the root token made at initialisation (recorded in the marker). */
+export async function initialRootAccessor(deps: Deps): Promise<string | undefined> {
+  const marker = await deps.store.partition('sys').get(MARKER);
+  return (marker?.value as { root_accessor?: string } | undefined)?.root_accessor;
+}
+
+async function createRoot(deps: Deps, path: string): Promise<RootToken & { record: Parameters<Deps['tokens']['revoke']>[0] }> {
   const { token, record } = await deps.tokens.create({
     policies: ['root'],
     display_name: 'root',
@@ -23,16 +37,31 @@ export async function initialize(deps: Deps): Promise<{ rootToken: string; acces
     explicit_max_ttl: 0,
     renewable: false,
     parent: '',
-    path: 'sys/init',
+    path,
   });
+  return { rootToken: token, accessor: record.accessor, record };
+}
+
+export async function initialize(deps: Deps): Promise<RootToken> {
+  if (await isInitialized(deps)) throw new BadRequest('the service is already initialized');
+  await deps.tokens.ensureKey();
+  const { rootToken, accessor, record } = await createRoot(deps, 'sys/init');
   try {
-    await deps.store
-      .partition('sys')
-      .put(MARKER, { time: new Date(deps.now()).toISOString(), root_accessor: record.accessor }, { ifAbsent: true });
+    await deps.store.partition('sys').put(MARKER, { time: new Date(deps.now()).toISOString(), root_accessor: accessor }, { ifAbsent: true });
   } catch (e) {
     await deps.tokens.revoke(record);
     if (e instanceof ExistsError) throw new BadRequest('the service is already initialized');
     throw e;
   }
-  return { rootToken: token, accessor: record.accessor };
+  return { rootToken, accessor };
+}
+
+/**
+ * A new root token for an operator who holds IAM access to the sys function (the reference
+ * server's generate-root, without its unseal-key quorum: IAM is the quorum here).
+ */
+export async function generateRoot(deps: Deps): Promise<RootToken> {
+  if (!(await isInitialized(deps))) throw new BadRequest('the service is not initialized: initialize it first');
+  const { rootToken, accessor } = await createRoot(deps, 'sys/generate-root');
+  return { rootToken, accessor };
 }

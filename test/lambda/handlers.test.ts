@@ -16,6 +16,7 @@ let env: LambdaEnvironment;
 let sys: SysHandler;
 let sweeper: SweeperHandler;
 let rootToken: string;
+let initialAccessor: string;
 
 beforeAll(async () => {
   // The functions build their deps at module scope from the environment, as on Lambda.
@@ -49,16 +50,26 @@ describe('functions/sys.ts handler', () => {
     expect(json(res)).toMatchObject({ initialized: false, sealed: false });
   });
 
-  it('initializes once through POST /v1/sys/init and returns the root token', async () => {
-    const res = await invoke('POST', '/v1/sys/init', { body: {} });
-    expect(res.statusCode).toBe(200);
-    const body = json(res) as { root_token: string };
-    expect(body.root_token).toMatch(/\S{20,}/);
-    rootToken = body.root_token;
+  it('refuses to initialize over HTTP: no root token for the first caller of a public route', async () => {
+    for (const method of ['PUT', 'POST']) {
+      const res = await invoke(method, '/v1/sys/init', { body: {} });
+      expect(res.statusCode).toBe(403);
+      expect(json(res).errors).toEqual([expect.stringContaining('npm run admin -- init')]);
+      expect(res.body).not.toMatch(/root_token/);
+    }
+    const status = await invoke('GET', '/v1/sys/init');
+    expect(json(status)).toEqual({ initialized: false });
+  });
 
-    const again = await invoke('POST', '/v1/sys/init', { body: {} });
-    expect(again.statusCode).toBe(400);
-    expect(json(again).errors).toEqual([expect.stringMatching(/already initialized/)]);
+  it('initializes once through the internal init invoke (IAM), answering the root token and its accessor', async () => {
+    const out = (await sys({ latchkey: 'init' } as never, lambdaContext())) as unknown as { root_token: string; root_token_accessor: string };
+    expect(out.root_token).toMatch(/\S{20,}/);
+    expect(out.root_token_accessor).toMatch(/\S{10,}/);
+    rootToken = out.root_token;
+    initialAccessor = out.root_token_accessor;
+    await expect(sys({ latchkey: 'init' } as never, lambdaContext())).rejects.toThrow(/already initialized/);
+    const status = await invoke('GET', '/v1/sys/init');
+    expect(json(status)).toEqual({ initialized: true });
   });
 
   it('answers health 200 after init', async () => {
@@ -136,6 +147,24 @@ describe('functions/sys.ts handler', () => {
     const res = await invoke('GET', '/v1/auth/token/lookup-self', { headers: withRoot(), cookies: ['session=abc', 'theme=dark'] });
     expect(res.statusCode).toBe(200);
     expect((json(res).data as { policies: string[] }).policies).toEqual(['root']);
+  });
+
+  it('makes a new root token through the internal generate-root invoke; the first one can then be revoked by accessor', async () => {
+    const out = (await sys({ latchkey: 'generate-root' } as never, lambdaContext())) as unknown as { root_token: string; root_token_accessor: string };
+    expect(out.root_token).not.toBe(rootToken);
+    const first = rootToken;
+    rootToken = out.root_token;
+    const self = await invoke('GET', '/v1/auth/token/lookup-self', { headers: withRoot() });
+    expect((json(self).data as { policies: string[] }).policies).toEqual(['root']);
+    const revoked = await invoke('POST', '/v1/auth/token/revoke-accessor', { headers: withRoot(), body: { accessor: initialAccessor } });
+    expect(revoked.statusCode).toBe(204);
+    const old = await invoke('GET', '/v1/auth/token/lookup-self', { headers: { 'X-Vault-Token': first } });
+    expect(old.statusCode).toBe(403);
+  });
+
+  it('refuses an internal event it does not know, and an engine event sent to sys', async () => {
+    await expect(sys({ latchkey: 'unseal' } as never, lambdaContext())).rejects.toThrow(/unsupported internal event/);
+    await expect(sys({ latchkey: 'openapi' } as never, lambdaContext())).rejects.toThrow(/unsupported internal event/);
   });
 
   // sys has no binary response today: everything it answers is JSON or empty, and stays text.

@@ -2,10 +2,14 @@
 import type { RouteSet } from '../../http/engine-app';
 import { definePath } from '../../http/path';
 import { openApiDocument } from '../../http/openapi';
-import { initialize, isInitialized } from '../init';
+import { PermissionDenied } from '../../errors';
+import { isInitialized } from '../init';
 import { mountInfo } from './mounts';
 
 export const VERSION = '0.1.0';
+
+const INIT_CLOSED =
+  'sys/init is closed over HTTP: initialize with `npm run admin -- init` (a Lambda invoke with IAM credentials); the local server initializes itself';
 
 const json = (value: unknown, status = 200) => ({ raw: { body: JSON.stringify(value), contentType: 'application/json', status } });
 
@@ -37,13 +41,13 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: 
     definePath({
       pattern: 'init',
       fields: {},
-      help: 'Initialize the service once: answers the root token. Run right after the first deploy.',
+      help: 'Initialization status. Initializing is not done over HTTP: the deployer runs `npm run admin -- init` (IAM), the local server initializes itself.',
       unauthenticated: ['read', 'write'],
       operations: {
         read: async (req) => json({ initialized: await isInitialized(req.deps) }),
-        write: async (req) => {
-          const { rootToken } = await initialize(req.deps);
-          return json({ root_token: rootToken, keys: [], keys_base64: [] });
+        // Never a root token for the first caller of a public route (contract section 9).
+        write: async () => {
+          throw new PermissionDenied(INIT_CLOSED);
         },
       },
     }),
