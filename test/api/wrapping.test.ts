@@ -162,6 +162,13 @@ describe('sys/wrapping/wrap, lookup, rewrap', () => {
     expect(bare.json!.errors[0]).toMatch(/requires response wrapping/);
   });
 
+  it('wraps a response near the body limit (stored in chunks) and still hands it out once', async () => {
+    const info = await wrapData({ blob: 'x'.repeat(900_000) }, '1m');
+    const r = await call(svc.app, 'POST', '/v1/sys/wrapping/unwrap', { token: info.token });
+    expect(r.json!.data.blob).toHaveLength(900_000);
+    expect((await call(svc.app, 'POST', '/v1/sys/wrapping/unwrap', { token: info.token })).status).toBe(400);
+  });
+
   it('lookup needs no client token, answers creation path, time and TTL, and does not use the token up', async () => {
     const info = await wrapData({ a: 'b' }, '7m');
     const r = await call(svc.app, 'POST', '/v1/sys/wrapping/lookup', { body: { token: info.token } });
