@@ -11,7 +11,8 @@ export interface CatalogService extends TestService {
 
 export async function catalogService(settings: Parameters<typeof parseCatalogSettings>[0] = {}): Promise<CatalogService> {
   const svc = await createTestService();
-  const parsed = parseCatalogSettings(settings, {});
+  // Behaviour tests run with ACLs off unless they set `acl` (the default, deployed, is on with deny).
+  const parsed = parseCatalogSettings({ acl: { enabled: false }, ...settings }, {});
   return { ...svc, catalog: createCatalogApp(svc.deps, parsed), settings: parsed };
 }
 

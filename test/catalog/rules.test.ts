@@ -79,8 +79,9 @@ describe('token sources', () => {
 });
 
 describe('settings', () => {
-  it('defaults to ACLs off, allow, dc1, no translation', () => {
-    expect(parseCatalogSettings({}, {})).toEqual({ aclEnabled: false, defaultPolicy: 'allow', translateWanAddrs: false, datacenter: 'dc1' });
+  it('defaults to ACLs on, deny, dc1, no translation; ACLs off (then allow) only when asked', () => {
+    expect(parseCatalogSettings({}, {})).toEqual({ aclEnabled: true, defaultPolicy: 'deny', translateWanAddrs: false, datacenter: 'dc1' });
+    expect(parseCatalogSettings({ acl: { enabled: false } }, {})).toMatchObject({ aclEnabled: false, defaultPolicy: 'allow' });
   });
   it('reads the file and lets CATALOG_DEFAULT_TOKEN override its token', () => {
     const s = parseCatalogSettings({ acl: { enabled: true, default_policy: 'deny', tokens: { default: 'from-file' } }, translate_wan_addrs: true, datacenter: 'eu-1' }, { CATALOG_DEFAULT_TOKEN: 'from-env' });
