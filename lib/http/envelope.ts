@@ -32,12 +32,21 @@ export function wrappedEnvelope(requestId: string, info: WrapInfo, warnings: str
 }
 
 /**
- * A raw JSON answer in the envelope with the data also at the top level, as the reference
- * server answers some sys paths (sys/mounts/*, for clients that read the old shape).
+ * Results whose data also goes at the top level of the answer, as the reference server answers
+ * some sys paths (sys/mounts*, sys/policy*, sys/capabilities-self) for clients that read the old
+ * shape. Rendered by lib/http/wrap-response.ts; a wrapped or unwrapped answer has the envelope only.
  */
-export function envelopeWithTopLevel(requestId: string, data: Record<string, unknown>): Result {
-  const body = { ...envelope(requestId, { data }, []), ...data };
-  return { raw: { body: JSON.stringify(body), contentType: 'application/json' } };
+const topLevel = new WeakSet<Result>();
+
+export function withTopLevelData(result: Result): Result {
+  topLevel.add(result);
+  return result;
+}
+
+/** The answer for a result marked by withTopLevelData, or undefined. */
+export function topLevelBody(requestId: string, result: Result, warnings: string[]): Record<string, unknown> | undefined {
+  if (!topLevel.has(result) || !result.data) return undefined;
+  return { ...envelope(requestId, result, warnings), ...result.data };
 }
 
 export function jsonText(value: unknown, pretty: boolean): string {

@@ -14,7 +14,7 @@ import { parseDuration } from '../duration';
 import { BadRequest } from '../errors';
 import { wrapResponse } from '../sys/wrapping';
 import type { Principal } from './auth';
-import { envelope, jsonText, wrappedEnvelope } from './envelope';
+import { envelope, jsonText, topLevelBody, wrappedEnvelope } from './envelope';
 import type { Result } from './path';
 
 export interface WrapContext {
@@ -54,14 +54,17 @@ export function requestBody(headers: Headers): Record<string, unknown> {
   return bodies.get(headers) ?? {};
 }
 
-/** Runs the handler; wraps its response when the request asked for it. */
+/** Runs the handler; wraps its response when the request asked for it (else renders top-level data, envelope.ts). */
 export async function withWrapping(ctx: WrapContext, run: () => Promise<Result>): Promise<Result> {
   const ttl = requestedWrapTtl(ctx.headers);
   bodies.set(ctx.headers, ctx.input);
   const result = await run();
-  if (ttl === undefined || result.raw || (result.data === undefined && result.auth === undefined)) return result;
   const warnings = [...(result.warnings ?? [])];
   if (ctx.warning && !bodyTaken.has(ctx.headers)) warnings.push(ctx.warning);
+  if (ttl === undefined || result.raw || (result.data === undefined && result.auth === undefined)) {
+    const top = result.raw ? undefined : topLevelBody(ctx.requestId, result, warnings);
+    return top ? { raw: { body: jsonText(top, ctx.pretty), contentType: 'application/json', ...(result.status ? { status: result.status } : {}) } } : result;
+  }
   const accessor = result.auth?.accessor;
   const info = await wrapResponse(ctx.deps, {
     response: JSON.stringify(envelope(ctx.requestId, result, warnings)),

@@ -147,3 +147,20 @@ describe('python3-hvac', () => {
     expect(out.meta).toEqual(JSON.parse('{"__proto__": "p", "constructor": "c"}'));
   });
 });
+
+describe('data also at the top level, as the reference answers sys/mounts* and sys/policy*', () => {
+  it('sys/mounts, sys/policy and capabilities-self carry it; a wrapped sys/mounts is wrapped as usual and unwraps to the envelope', async () => {
+    const mounts = await call(svc.app, 'GET', '/v1/sys/mounts?pretty', { token: svc.root });
+    expect(mounts.json!['pki/']).toEqual(mounts.json!.data['pki/']);
+    expect(mounts.text).toContain('\n    "request_id"');
+    expect((await call(svc.app, 'GET', '/v1/sys/policy', { token: svc.root })).json!.policies).toContain('root');
+    expect((await call(svc.app, 'GET', '/v1/sys/policy/default', { token: svc.root })).json!.name).toBe('default');
+    const caps = await call(svc.app, 'POST', '/v1/sys/capabilities-self', { token: svc.root, body: { paths: ['pki/issue/x'] } });
+    expect(caps.json!.capabilities).toEqual(['root']);
+    const wrapped = await call(svc.app, 'GET', '/v1/sys/mounts', { token: svc.root, headers: { 'x-vault-wrap-ttl': '1m' } });
+    expect(wrapped.json!['pki/']).toBeUndefined();
+    expect(wrapped.json!.wrap_info.creation_path).toBe('sys/mounts');
+    const unwrapped = await call(svc.app, 'POST', '/v1/sys/wrapping/unwrap', { token: wrapped.json!.wrap_info.token });
+    expect(unwrapped.json!.data['pki/']).toMatchObject({ type: 'pki' });
+  });
+});

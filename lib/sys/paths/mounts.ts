@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Mount } from '../../config';
 import { BadRequest, HttpError } from '../../errors';
-import { envelopeWithTopLevel } from '../../http/envelope';
+import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 
@@ -48,7 +48,7 @@ export const mountPaths = [
     fields,
     help: 'Read one mount. Mounts are deployed as code: enabling and disabling are refused (405).',
     operations: {
-      read: async (req) => envelopeWithTopLevel(req.requestId, mountInfo(mountOf(req))),
+      read: async (req) => withTopLevelData({ data: mountInfo(mountOf(req)) }),
       write: deployed,
       delete: deployed,
     },
@@ -60,13 +60,8 @@ export const mountPaths = [
     operations: {
       read: async (req) => {
         const m = mountOf(req);
-        return envelopeWithTopLevel(req.requestId, {
-          default_lease_ttl: m.defaultLeaseTtl,
-          max_lease_ttl: m.maxLeaseTtl,
-          force_no_cache: false,
-          description: m.description,
-          options: null,
-        });
+        const data = { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, description: m.description, options: null };
+        return withTopLevelData({ data });
       },
       write: deployed,
     },

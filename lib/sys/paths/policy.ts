@@ -1,5 +1,9 @@
-/** sys/policy and sys/policies/acl (one implementation, deps.policies); sys/capabilities-self. */
+/**
+ * sys/policy and sys/policies/acl (one implementation, deps.policies); sys/capabilities-self.
+ * sys/policy* and capabilities-self also answer their data at the top level, as the reference does.
+ */
 import { BadRequest, NotFound } from '../../errors';
+import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 import { capabilitiesFor, type Capability } from '../policy-rules';
@@ -38,9 +42,9 @@ export const policyPaths = [
     operations: {
       read: async (req) => {
         const keys = await req.deps.policies.list();
-        return { data: { keys, policies: keys } };
+        return withTopLevelData({ data: { keys, policies: keys } });
       },
-      list: async (req) => ({ data: { keys: await req.deps.policies.list() } }),
+      list: async (req) => withTopLevelData({ data: { keys: await req.deps.policies.list() } }),
     },
   }),
   definePath({
@@ -50,7 +54,7 @@ export const policyPaths = [
     operations: {
       read: async (req) => {
         const { name, policy } = await readPolicy(req);
-        return { data: { name, policy, rules: policy } };
+        return withTopLevelData({ data: { name, policy, rules: policy } });
       },
       write: writePolicy,
       delete: deletePolicy,
@@ -88,7 +92,7 @@ export const policyPaths = [
           data[p] = caps.length ? caps : ['deny'];
         }
         const first = data[paths[0]!];
-        return { data: { ...data, capabilities: paths.length === 1 ? first : [...new Set(Object.values(data).flat())].sort() } };
+        return withTopLevelData({ data: { ...data, capabilities: paths.length === 1 ? first : [...new Set(Object.values(data).flat())].sort() } });
       },
     },
   }),

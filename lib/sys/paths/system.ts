@@ -1,5 +1,6 @@
 /** sys/health, sys/init, sys/mounts, sys/openapi (and its reference name sys/internal/specs/openapi). */
 import type { RouteSet } from '../../http/engine-app';
+import { withTopLevelData } from '../../http/envelope';
 import { definePath } from '../../http/path';
 import { openApiDocument } from '../../http/openapi';
 import { PermissionDenied } from '../../errors';
@@ -54,9 +55,9 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: 
     definePath({
       pattern: 'mounts',
       fields: {},
-      help: 'The mounted engines.',
+      help: 'The mounted engines (also at the top level of the answer, as the reference answers).',
       operations: {
-        read: async (req) => ({ data: Object.fromEntries(req.deps.mounts.map((m) => [`${m.path}/`, mountInfo(m)])) }),
+        read: async (req) => withTopLevelData({ data: Object.fromEntries(req.deps.mounts.map((m) => [`${m.path}/`, mountInfo(m)])) }),
       },
     }),
     ...['openapi', 'internal/specs/openapi'].map((pattern) =>
