@@ -7,6 +7,7 @@
 'use strict';
 const { existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { readSettings } = require('./settings.cjs');
 
 const ROOT = join(__dirname, '..');
 /** The catalog function's fixed prefixes (lib/routing.ts CATALOG_PREFIXES). */
@@ -55,7 +56,24 @@ function functionsEnvironment(mounts = readMounts(), exists = hasSource) {
   return { LATCHKEY_FUNCTIONS: { 'Fn::Sub': JSON.stringify(map) } };
 }
 
-function buildFunctions(mounts = readMounts(), exists = hasSource) {
+/** The role of each function (infra/iam.cjs): "cloud-a-rotate" -> "LatchkeyCloudARotateRole". */
+const roleLogicalId = (name) => `Latchkey${name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}Role`;
+
+/** Each function's own role, its reserved concurrency (a setting) and, for PKI, its managed keys. */
+function withSettings(out, settings) {
+  for (const name of Object.keys(settings.reservedConcurrency)) {
+    if (!out[name]) throw new Error(`infra/settings.json: reserved_concurrency names an unknown function ${JSON.stringify(name)}`);
+  }
+  const managed = Object.keys(settings.managedKeys).length ? JSON.stringify(settings.managedKeys) : undefined;
+  for (const [name, fn] of Object.entries(out)) {
+    fn.role = roleLogicalId(name);
+    if (settings.reservedConcurrency[name] !== undefined) fn.reservedConcurrency = settings.reservedConcurrency[name];
+    if (managed && (name === 'pki' || name === 'pki-tidy')) fn.environment = { ...fn.environment, MANAGED_KEYS: managed };
+  }
+  return out;
+}
+
+function buildFunctions(mounts = readMounts(), exists = hasSource, settings = readSettings()) {
   const out = {};
   for (const [name, prefixes] of Object.entries(routeTable(mounts, exists))) out[name] = http(name, prefixes);
   out.sys.environment = functionsEnvironment(mounts, exists);
@@ -86,7 +104,7 @@ function buildFunctions(mounts = readMounts(), exists = hasSource) {
       events: [{ schedule: 'rate(5 minutes)' }],
     };
   }
-  return out;
+  return withSettings(out, settings);
 }
 
-module.exports = { CATALOG_PREFIXES, SYS_PREFIXES, readMounts, routeTable, invokedFunctions, buildFunctions, functions: buildFunctions() };
+module.exports = { CATALOG_PREFIXES, SYS_PREFIXES, readMounts, routeTable, invokedFunctions, roleLogicalId, buildFunctions, functions: buildFunctions() };

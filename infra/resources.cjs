@@ -1,6 +1,7 @@
 /**
- * The stateful resources pulled into serverless.yml: the table (from lib/store/table.ts), the
- * KMS key with its alias, and the IAM statements that reach exactly those two.
+ * The resources pulled into serverless.yml: the table (from lib/store/table.ts), the KMS key with
+ * its alias, one IAM role per function (infra/iam.cjs), and the HTTP API's throttling and JSON
+ * access log (infra/settings.json).
  */
 'use strict';
 const { tableResource } = require('./table.cjs');
@@ -53,33 +54,45 @@ function aliasResource() {
   };
 }
 
-const { invokedFunctions } = require('./functions.cjs');
+const { buildFunctions } = require('./functions.cjs');
+const { roleResources } = require('./iam.cjs');
+const { readSettings } = require('./settings.cjs');
 
-/** sys and the sweeper invoke the engine functions, and only those (lib/remote-engines.ts). */
-const functionArn = (name) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${name}` });
-const invoked = invokedFunctions();
+const settings = readSettings();
 
-const statements = [
-  {
-    Effect: 'Allow',
-    Action: [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:Query',
-      'dynamodb:BatchWriteItem',
-      'dynamodb:DescribeTable',
-    ],
-    Resource: [tableArn, indexArn],
+/**
+ * The HTTP API's JSON access log: API Gateway's request id (`requestId`), which the function's
+ * `gateway` log line pairs with Latchkey's own `request_id` (lib/lambda.ts). The path, never the
+ * query string (the catalog's deprecated ?token= lives there).
+ */
+const accessLogFormat = JSON.stringify({
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  method: '$context.httpMethod',
+  route: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  bytes: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  lambdaRequestId: '$context.integration.requestId',
+  integrationStatus: '$context.integration.status',
+  error: '$context.error.message',
+});
+
+/** Stage throttling and access-log retention, laid over what the framework generates. */
+const extensions = {
+  HttpApiStage: {
+    Properties: {
+      DefaultRouteSettings: {
+        DetailedMetricsEnabled: false,
+        ThrottlingRateLimit: settings.throttle.rateLimit,
+        ThrottlingBurstLimit: settings.throttle.burstLimit,
+      },
+    },
   },
-  {
-    Effect: 'Allow',
-    Action: ['kms:GenerateDataKey', 'kms:Decrypt', 'kms:Encrypt', 'kms:Sign', 'kms:GetPublicKey', 'kms:DescribeKey'],
-    Resource: [keyArn],
-  },
-  ...(invoked.length ? [{ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: invoked.map(functionArn) }] : []),
-];
+  HttpApiLogGroup: { Properties: { RetentionInDays: settings.accessLogRetentionDays } },
+};
 
 const environment = {
   TABLE_NAME: { Ref: TABLE },
@@ -89,18 +102,22 @@ const environment = {
 
 module.exports = {
   names: { table: TABLE, key: KEY, alias: ALIAS },
-  statements,
   environment,
+  accessLog: { format: accessLogFormat },
   resources: {
     Resources: {
       [TABLE]: tableResource(),
       [KEY]: keyResource(),
       [ALIAS]: aliasResource(),
+      ...roleResources(Object.keys(buildFunctions()), { table: tableArn, index: indexArn, key: keyArn }, settings),
     },
+    extensions,
     Outputs: {
       TableName: { Value: { Ref: TABLE } },
       KeyArn: { Value: keyArn },
       KeyAlias: { Value: { Ref: ALIAS } },
+      // What `npm run admin -- init --function <name>` invokes.
+      SysFunctionName: { Value: { 'Fn::Sub': '${AWS::StackName}-sys' } },
     },
   },
 };

@@ -4,12 +4,8 @@
  * the service runs (infra/mounts.json through lib/config.ts, lib/routing.ts, lib/store/table.ts),
  * not from infra/'s generators, so the two are checked against each other.
  */
-import { DYNAMO_OPERATIONS } from '../../lib/store/dynamo-api';
-import { KMS_SEALING_OPERATIONS } from '../../lib/keys/kms-api';
-import { build } from 'esbuild';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +16,6 @@ import { INDEX_NAME, tableKeySchema } from '../../lib/store/table';
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.serverless');
 const MB = 1024 * 1024;
-const esbuildSettings = (createRequire(import.meta.url)('../../infra/esbuild.cjs') as { esbuild: Record<string, unknown> }).esbuild;
 
 interface Resource {
   Type: string;
@@ -34,25 +29,20 @@ interface Statement {
 }
 
 let resources: Record<string, Resource>;
-/** `dynamodb:GetItem`, `kms:Decrypt`, ...: the commands the deployed functions' sources import. */
-const sentCommands = new Set<string>();
+let outputs: Record<string, { Value: unknown }>;
+/** Each function's bundle as packaged (functions/<name>.mjs in <name>.zip). */
+const bundles = new Map<string, string>();
 
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', '--silent', 'package'], { cwd: ROOT, maxBuffer: 16 * MB, timeout: 280_000 });
   const template = JSON.parse(readFileSync(join(OUT, 'cloudformation-template-update-stack.json'), 'utf8')) as {
     Resources: Record<string, Resource>;
+    Outputs: Record<string, { Value: unknown }>;
   };
   resources = template.Resources;
+  outputs = template.Outputs;
   for (const fn of expectedFunctions()) {
-    const out = await build({ ...esbuildSettings, entryPoints: [join(ROOT, 'functions', `${fn}.ts`)], write: false, metafile: true, outdir: OUT });
-    for (const input of Object.keys(out.metafile.inputs).filter((f) => !f.includes('node_modules'))) {
-      const source = readFileSync(join(ROOT, input), 'utf8');
-      for (const m of source.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'@aws-sdk\/client-(dynamodb|kms)'/g)) {
-        for (const name of m[1]!.split(',').map((x) => x.trim().replace(/^type\s+/, ''))) {
-          if (/^\w+Command$/.test(name) && !m[0].startsWith('import type')) sentCommands.add(`${m[2]}:${name.replace(/Command$/, '')}`);
-        }
-      }
-    }
+    bundles.set(fn, execFileSync('unzip', ['-p', join(OUT, `${fn}.zip`), `functions/${fn}.mjs`], { maxBuffer: 16 * MB }).toString('utf8'));
   }
 }, 300_000);
 
@@ -196,64 +186,112 @@ describe('the sweeper schedule', () => {
   });
 });
 
-describe('the IAM role', () => {
-  it('reaches only the table, its indexes and the key (and the functions’ own log groups), never "*"', () => {
+/** The AWS calls a bundle can make: the operation names its clients send, and Lambda Invoke. */
+const DYNAMO_OPERATIONS = ['BatchGetItem', 'BatchWriteItem', 'CreateTable', 'DeleteItem', 'DescribeTable', 'GetItem', 'PutItem', 'Query', 'Scan', 'TransactGetItems', 'TransactWriteItems', 'UpdateItem'];
+const KMS_OPERATIONS = ['Decrypt', 'DescribeKey', 'Encrypt', 'GenerateDataKey', 'GetPublicKey', 'ReEncrypt', 'Sign', 'Verify'];
+function callsOf(bundle: string): string[] {
+  const quoted = (op: string) => bundle.includes(`"${op}"`) || bundle.includes(`'${op}'`);
+  return [
+    ...DYNAMO_OPERATIONS.filter(quoted).map((op) => `dynamodb:${op}`),
+    ...KMS_OPERATIONS.filter(quoted).map((op) => `kms:${op}`),
+    ...(bundle.includes('/2015-03-31/functions/') ? ['lambda:InvokeFunction'] : []),
+  ].sort();
+}
+
+/** The sealing scopes (lib/keys/sealed.ts) each function seals under: its engine's partitions (lib/<engine>/). */
+const OWN_SCOPES: Record<string, string[]> = {
+  sys: ['sys'], sweeper: ['sys'], catalog: ['catalog'], pki: ['pki/*'], 'pki-tidy': ['pki/*'], ssh: ['ssh/*'],
+  'cloud-a': ['cloud-a/*'], 'cloud-a-rotate': ['cloud-a/*'], 'cloud-b': ['cloud-b/*'],
+};
+const SCHEDULED = ['sweeper', 'pki-tidy', 'cloud-a-rotate'];
+const list = <T,>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
+
+describe('the IAM roles', () => {
+  const roleOf = (fnId: string) => (resources[fnId]!.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const statementsOf = (roleId: string) =>
+    (resources[roleId]!.Properties.Policies as { PolicyDocument: { Statement: (Statement & { Condition?: unknown })[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+
+  it('are one per function, trusted by Lambda only, no managed policies, no shared role', () => {
+    const fns = ofType('AWS::Lambda::Function');
+    const roles = new Set(fns.map(([id]) => roleOf(id)));
+    expect(roles.size).toBe(fns.length);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(fns.length);
+    expect(ofType('AWS::IAM::Policy')).toEqual([]);
+    for (const role of roles) {
+      const p = resources[role]!.Properties;
+      expect(p).not.toHaveProperty('ManagedPolicyArns');
+      expect(JSON.stringify(p.AssumeRolePolicyDocument)).toBe(
+        JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] }),
+      );
+    }
+  });
+
+  it("hold exactly the calls each function's bundle makes, on the table, the key by sealing scope, and the engine functions", () => {
     const [tableId] = one('AWS::DynamoDB::Table');
     const [keyId] = one('AWS::KMS::Key');
     const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
-    const indexArn = { 'Fn::Join': ['/', [tableArn, 'index', '*']] };
     const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+    const invoked = expectedFunctions().filter((f) => !['sys', ...SCHEDULED].includes(f));
+    for (const [id] of ofType('AWS::Lambda::Function')) {
+      const name = functionOfLogicalId(id)!;
+      const statements = statementsOf(roleOf(id));
+      for (const s of statements) {
+        expect(s.Effect).toBe('Allow');
+        for (const r of list(s.Resource)) expect(r, JSON.stringify(s)).not.toBe('*');
+        for (const a of list(s.Action)) expect(a).not.toMatch(/\*/);
+      }
+      const granted = statements.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith('logs:'));
+      // Sign/GetPublicKey are granted only on configured managed keys (infra/settings.json: none).
+      const used = callsOf(bundles.get(name)!).filter((a) => a !== 'kms:Sign' && a !== 'kms:GetPublicKey');
+      expect([...new Set(granted)].sort(), name).toEqual(used);
+      expect(used, name).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'kms:Decrypt']));
 
-    const roles = ofType('AWS::IAM::Role');
-    expect(roles).toHaveLength(1);
-    expect(ofType('AWS::IAM::Policy')).toEqual([]);
-    const policies = roles[0]![1].Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[];
-    expect(roles[0]![1].Properties).not.toHaveProperty('ManagedPolicyArns');
-    const statements = policies.flatMap((p) => p.PolicyDocument.Statement);
-    const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
-
-    for (const s of statements) {
-      expect(s.Effect).toBe('Allow');
-      for (const r of list(s.Resource)) expect(r, JSON.stringify(s)).not.toBe('*');
-      for (const a of list(s.Action)) expect(a).not.toMatch(/(^|:)\*$/);
+      const on = (action: string) => statements.filter((s) => list(s.Action).includes(action));
+      expect(on('dynamodb:GetItem').map((s) => s.Resource)).toEqual([[tableArn, { 'Fn::Join': ['/', [tableArn, 'index', '*']] }]]);
+      const sealing = on('kms:GenerateDataKey');
+      expect(sealing.map((s) => [s.Resource, s.Condition])).toEqual([
+        [[keyArn], { StringEquals: { 'kms:EncryptionContext:service': 'latchkey' }, StringLike: { 'kms:EncryptionContext:scope': OWN_SCOPES[name] } }],
+      ]);
+      // Functions that check tokens open the token HMAC key (scope sys), and only open it.
+      const opens = on('kms:Decrypt').flatMap((s) => list((s.Condition as { StringLike: Record<string, string[]> }).StringLike['kms:EncryptionContext:scope']!));
+      expect(opens.sort(), name).toEqual([...new Set([...OWN_SCOPES[name]!, ...(SCHEDULED.includes(name) || name === 'sys' ? [] : ['sys'])])].sort());
+      const invoke = on('lambda:InvokeFunction');
+      if (name === 'sys' || name === 'sweeper') {
+        expect(invoke.flatMap((s) => list(s.Resource)).map((r) => JSON.stringify(r)).sort()).toEqual(
+          invoked.map((f) => JSON.stringify({ 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${f}` })).sort(),
+        );
+      } else expect(invoke).toEqual([]);
+      // The function's own log group, nothing else.
+      const logs = statements.filter((s) => list(s.Action).some((a) => a.startsWith('logs:')));
+      expect(logs.flatMap((s) => list(s.Resource))).toEqual([
+        { 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/\${AWS::StackName}-${name}:*` },
+      ]);
     }
-    const dynamo = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:')));
-    const kms = statements.filter((s) => list(s.Action).some((a) => a.startsWith('kms:')));
-    const invoke = statements.filter((s) => list(s.Action).some((a) => a.startsWith('lambda:')));
-    const rest = statements.filter((s) => !dynamo.includes(s) && !kms.includes(s) && !invoke.includes(s));
+  });
 
-    // sys and the sweeper invoke exactly the engine (and catalog) functions, nothing else.
-    const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy' && f !== 'cloud-a-rotate');
-    expect(invoke).toHaveLength(invoked.length ? 1 : 0);
-    if (invoked.length) {
-      expect(invoke[0]!.Action).toEqual(['lambda:InvokeFunction']);
-      expect(list(invoke[0]!.Resource).map((r) => JSON.stringify(r)).sort()).toEqual(
-        invoked.map((f) => JSON.stringify({ 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${f}` })).sort(),
-      );
+  it('leave managed PKI keys ungranted and MANAGED_KEYS unset by default', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables, id).not.toHaveProperty('MANAGED_KEYS');
+      expect(JSON.stringify(statementsOf(roleOf(id)))).not.toMatch(/kms:Sign|kms:GetPublicKey/);
     }
-    // The lean clients' operations are allowed too.
-    for (const op of DYNAMO_OPERATIONS) sentCommands.add(`dynamodb:${op}`);
-    for (const op of KMS_SEALING_OPERATIONS) sentCommands.add(`kms:${op}`);
+  });
+});
 
-    expect(dynamo).toHaveLength(1);
-    expect(list(dynamo[0]!.Action).sort()).toEqual(
-      ['BatchWriteItem', 'DeleteItem', 'DescribeTable', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`),
-    );
-    expect(dynamo[0]!.Resource).toEqual([tableArn, indexArn]);
+describe('the HTTP API stage', () => {
+  it('is throttled and writes a JSON access log with the request id', () => {
+    const [, stage] = one('AWS::ApiGatewayV2::Stage');
+    expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
+    const access = stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
+    const format = JSON.parse(access.Format) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', route: '$context.routeKey' });
+    expect(access.Format).not.toMatch(/querystring|rawQueryString|header/i);
+    const group = resources[access.DestinationArn['Fn::GetAtt'][0]]!;
+    expect(group.Type).toBe('AWS::Logs::LogGroup');
+    expect(group.Properties.RetentionInDays).toBe(30);
+  });
 
-    expect(kms).toHaveLength(1);
-    expect(list(kms[0]!.Action).sort()).toEqual(['Decrypt', 'DescribeKey', 'Encrypt', 'GenerateDataKey', 'GetPublicKey', 'Sign'].map((a) => `kms:${a}`));
-    expect(kms[0]!.Resource).toEqual([keyArn]);
-
-    // Every DynamoDB and KMS command the deployed bundles can send is allowed.
-    expect([...sentCommands]).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'kms:GenerateDataKey', 'kms:Decrypt']));
-    const allowed = new Set([...list(dynamo[0]!.Action), ...list(kms[0]!.Action)]);
-    for (const used of sentCommands) expect(allowed, `${used} is sent by deployed code`).toContain(used);
-
-    // What serverless adds by itself: writing the functions' own log groups.
-    for (const s of rest) {
-      for (const a of list(s.Action)) expect(a).toMatch(/^logs:/);
-      for (const r of list(s.Resource)) expect(JSON.stringify(r)).toMatch(/:log-group:\/aws\/lambda\/latchkey-dev/);
-    }
+  it('leaves reserved concurrency unset by default (a setting) and names the sys function for `npm run admin`', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties, id).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(outputs.SysFunctionName!.Value).toEqual({ 'Fn::Sub': '${AWS::StackName}-sys' });
   });
 });
