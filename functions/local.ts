@@ -74,11 +74,16 @@ export async function startLocal(options: { dataDir?: string; port?: number; hos
     port: options.port ?? Number(process.env.PORT ?? 8200),
     host: options.host ?? process.env.HOST ?? '127.0.0.1',
   });
+  // One sweep at a time, as the scheduled function runs: a long one is not joined by the next.
+  let sweeping = false;
   const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
     sweep(deps, 50_000)
       .then((r) => (r.leasesRevoked || r.leasesFailed || r.tokensRemoved) && logInfo('sweep', { function: 'sweeper', ...r }))
-      .catch((e) => logError('sweep-fault', { function: 'sweeper' }, e));
-  }, 60_000);
+      .catch((e) => logError('sweep-fault', { function: 'sweeper' }, e))
+      .finally(() => (sweeping = false));
+  }, sweepInterval());
   timer.unref();
   return {
     url: served.url,
@@ -90,6 +95,12 @@ export async function startLocal(options: { dataDir?: string; port?: number; hos
       await dynamo.close();
     },
   };
+}
+
+/** SWEEP_INTERVAL_MS: how often the local sweeper runs (default one minute, as deployed). */
+function sweepInterval(): number {
+  const v = Number(process.env.SWEEP_INTERVAL_MS ?? 60_000);
+  return Number.isFinite(v) && v >= 100 ? v : 60_000;
 }
 
 const isMain = process.argv[1] && resolve(process.argv[1]).replace(/\.ts$/, '') === resolve(import.meta.dirname, 'local');

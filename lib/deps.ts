@@ -49,6 +49,10 @@ export function createDeps(parts: DepsParts): Deps {
   const tokens = new Tokens(sys, sealer, now);
   const policies = new Policies(sys);
   const revokers = new RevokerRegistry();
+  const leases = new Leases(sys, revokers, now);
+  // A token's revocation revokes the leases it owns; a lease made for a revoked token is undone.
+  tokens.tree.useLeaseRevoker((accessor, deadline) => leases.revokeOwned(accessor, deadline));
+  leases.ownerLive = (accessor) => tokens.accessorLive(accessor);
   return {
     env: parts.env ?? readEnvironment(),
     mounts: parts.mounts ?? MOUNTS,
@@ -56,7 +60,7 @@ export function createDeps(parts: DepsParts): Deps {
     sealer,
     tokens,
     policies,
-    leases: new Leases(sys, revokers, now),
+    leases,
     revokers,
     authorizer: new TokenAuthorizer(tokens, policies),
     now,

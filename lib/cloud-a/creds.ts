@@ -33,6 +33,8 @@ interface Ctx {
   settings: Settings;
   roleName: string;
   role: Role;
+  /** The accessor of the calling token: the leases are its. */
+  owner: string;
 }
 
 /** A new principal may take a moment to be visible to the resource manager: retried, bounded. */
@@ -55,7 +57,7 @@ function recordFor(c: Ctx): DynamicRecord | StaticRecord {
 /** The write-ahead step: a provisional lease naming everything the next steps will create. */
 export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: DynamicRecord | StaticRecord }> {
   const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-a', path: `creds/${c.roleName}`, revoke: record as unknown as Json });
+  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-a', path: `creds/${c.roleName}`, revoke: record as unknown as Json, owner: c.owner });
   return { lease, record };
 }
 
@@ -80,6 +82,7 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
       // engine's leases are: the password's end date is set to that same moment at creation.
       renewable: true,
       revoke: latest as unknown as Json,
+      owner: c.owner,
     });
     return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
   } catch (e) {

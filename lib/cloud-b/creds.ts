@@ -36,6 +36,8 @@ interface Ctx {
   roleName: string;
   role: Role;
   displayName: string;
+  /** The accessor of the calling token: the leases are its. */
+  owner: string;
 }
 
 /** `<display name>-<role>-<unix time>-<random>`, at most `max` characters, in the cloud's alphabet. */
@@ -57,7 +59,7 @@ async function issueSts(c: Ctx): Promise<Issued> {
     throw toHttpError(e, 'assuming the role');
   });
   const left = Math.max(1, Math.floor((Date.parse(k.Expiration) - c.deps.now()) / 1000));
-  const lease = await c.deps.leases.create({ mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl: left, maxTtl: left, renewable: false, revoke: { kind: 'sts' } });
+  const lease = await c.deps.leases.create({ mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl: left, maxTtl: left, renewable: false, revoke: { kind: 'sts' }, owner: c.owner });
   return { accessKey: k.AccessKeyId, secretKey: k.AccessKeySecret, securityToken: k.SecurityToken, expiration: k.Expiration, leaseId: lease.lease_id, ttl: left, renewable: false };
 }
 
@@ -76,7 +78,7 @@ function recordFor(c: Ctx): UserRecord {
 /** The write-ahead step: a provisional lease naming the user and policies the next steps create. */
 export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: UserRecord }> {
   const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, revoke: record as unknown as Json });
+  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, revoke: record as unknown as Json, owner: c.owner });
   return { lease, record };
 }
 
@@ -93,7 +95,7 @@ async function issueUser(c: Ctx): Promise<Issued> {
     for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
     const key = await createAccessKey(c.rpc, userName);
     const revoke = { ...record, accessKeyId: key.id } as unknown as Json;
-    const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: true, revoke });
+    const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: true, revoke, owner: c.owner });
     return { accessKey: key.id, secretKey: key.secret, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
   } catch (e) {
     await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));

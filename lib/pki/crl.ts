@@ -26,7 +26,35 @@ async function revokedEntries(part: Partition, disabled: boolean): Promise<Revok
 }
 
 /** Builds and stores a fresh CRL (the number only ever grows); returns its DER. */
-export async function rebuildCrl(deps: Deps, part: Partition): Promise<Buffer> {
+/**
+ * Rebuilds a mount's CRL. Callers that arrive while a rebuild runs share the next one, which
+ * starts after it: each still gets a CRL built after its call, and a burst of revocations (a
+ * token's leases revoked together) costs a few rebuilds instead of one each.
+ */
+export function rebuildCrl(deps: Deps, part: Partition): Promise<Buffer> {
+  let byPart = flights.get(deps.store);
+  if (!byPart) flights.set(deps.store, (byPart = new Map()));
+  const parts = byPart;
+  const launch = (): Promise<Buffer> => {
+    const run = buildAndStore(deps, part).finally(() => {
+      if (parts.get(part.name)?.run === run) parts.delete(part.name);
+    });
+    parts.set(part.name, { run });
+    return run;
+  };
+  const flight = parts.get(part.name);
+  if (!flight) return launch();
+  flight.queued ??= flight.run.catch(() => undefined).then(launch);
+  return flight.queued;
+}
+
+interface Flight {
+  run: Promise<Buffer>;
+  queued?: Promise<Buffer>;
+}
+const flights = new WeakMap<object, Map<string, Flight>>();
+
+async function buildAndStore(deps: Deps, part: Partition): Promise<Buffer> {
   const issuer = await loadIssuer(deps, part);
   const config = await readConfig(part, 'crl', DEFAULT_CRL);
   let der: Buffer = Buffer.alloc(0);

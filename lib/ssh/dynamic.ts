@@ -37,6 +37,8 @@ export interface IssueDynamic {
   username: string;
   ttl: number;
   maxTtl: number;
+  /** The accessor of the calling token: the lease is its. */
+  owner: string;
 }
 
 async function adminHost(store: SshStore, r: Pick<DynamicRevoke, 'host' | 'port' | 'admin_user' | 'key_name'>): Promise<RemoteHost> {
@@ -53,7 +55,7 @@ export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDyna
     key_name: o.role.key, username: o.username, key_line: keyLine, install_script: o.role.installScript,
   };
   const host = await adminHost(store, revoke);
-  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke });
+  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke, owner: o.owner });
   try {
     await runScript(host, { op: 'install', keyLine, username: o.username, script: o.role.installScript });
   } catch (e) {

@@ -35,6 +35,8 @@ export interface IssueOtp {
   username: string;
   ttl: number;
   maxTtl: number;
+  /** The accessor of the calling token: the lease is its. */
+  owner: string;
 }
 
 /** Lease first (write-ahead: its revocation deletes whatever follows), then the hashed record. */
@@ -42,7 +44,7 @@ export async function issueOtp(store: SshStore, leases: Leases, o: IssueOtp) {
   const otp = randomUUID();
   const hash = await otpHash(store, otp);
   const revoke: OtpRevoke = { kind: 'otp', partition_mount: o.mount, hash };
-  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke: { ...revoke } });
+  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke: { ...revoke }, owner: o.owner });
   const record: OtpRecord = { ip: o.ip, username: o.username, role_name: o.roleName, lease_id: lease.lease_id, expire_time: lease.expire_time };
   await store.part.put(otpKey(hash), { ...record });
   return { otp, lease };

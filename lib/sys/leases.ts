@@ -3,11 +3,13 @@
  * (`revoke`, engine data, sealed by the engine when secret) and registers a revoker for its
  * type. Revocation deletes the lease only after the revoker succeeded; a failure is recorded
  * and retried with back-off by the sweeper, never dropped.
+ * Every lease belongs to the token that created it: an owner link (`owner/<accessor>/<lease>`)
+ * is written before the lease, so revoking the token finds every lease it has.
  */
 import { randomBytes } from 'node:crypto';
-import { BadRequest, HttpError } from '../errors';
+import { BadRequest, HttpError, PermissionDenied } from '../errors';
 import type { Json, Partition } from '../store/store';
-import { expirySort } from './tokens';
+import { expirySort } from './token-tree';
 
 export interface LeaseRecord {
   lease_id: string;
@@ -20,6 +22,8 @@ export interface LeaseRecord {
   /** The latest moment renewals may reach (seconds since the epoch). */
   max_expire_time: number;
   revoke: Json;
+  /** The accessor of the token that created it ('' for none). Leases written before it lack it: read with `?? ''`. */
+  owner: string;
   attempts: number;
   next_attempt: number;
   last_error: string;
@@ -59,18 +63,25 @@ export interface NewLease {
   maxTtl: number;
   renewable: boolean;
   revoke: Json;
+  /** The accessor of the calling token (req.principal.accessor); '' when there is none. */
+  owner: string;
 }
 
 export const LEASE_EXPIRY_INDEX = 'lease-expiry';
 const MAX_BACKOFF = 3600;
+const OWNED_PARALLEL = 8;
 
 const leaseKey = (id: string) => `lease/${id}`;
+const ownerKey = (owner: string, id: string) => `owner/${owner}/${id}`;
 
 export function backoffSeconds(attempts: number): number {
   return Math.min(MAX_BACKOFF, 2 ** Math.min(attempts, 12));
 }
 
 export class Leases {
+  /** Whether a lease's owner token is still live (read past caches); set by the composition root. */
+  ownerLive?: (accessor: string) => Promise<boolean>;
+
   constructor(
     private readonly part: Partition,
     private readonly revokers: RevokerRegistry,
@@ -95,11 +106,19 @@ export class Leases {
       renewable: n.renewable,
       max_expire_time: now + n.maxTtl,
       revoke: n.revoke,
+      owner: n.owner,
       attempts: 0,
       next_attempt: now + ttl,
       last_error: '',
     };
+    if (n.owner) await this.part.put(ownerKey(n.owner, id), { lease_id: id });
     await this.part.put(leaseKey(id), record, { ifAbsent: true, index: this.indexOf(record) });
+    // The owner may have been revoked after the request was authorised and before its revocation
+    // could see this lease: undo it now rather than leave a lease nobody owns.
+    if (n.owner && this.ownerLive && !(await this.ownerLive(n.owner))) {
+      await this.revoke(id).catch(() => undefined);
+      throw new PermissionDenied('permission denied: the token was revoked');
+    }
     return record;
   }
 
@@ -182,7 +201,60 @@ export class Leases {
       if (interactive) throw new HttpError(502, [`failed to revoke lease ${r.lease_id}: ${next.last_error}; it will be retried`], { cause: e });
       throw e;
     }
+    await this.drop(r);
+  }
+
+  private async drop(r: LeaseRecord): Promise<void> {
     await this.part.delete(leaseKey(r.lease_id));
+    if (r.owner) await this.part.delete(ownerKey(r.owner, r.lease_id));
+  }
+
+  /**
+   * Revokes every lease a token owns (its revocation). A lease whose engine fails stays,
+   * rescheduled with back-off for the sweeper. False when the deadline came first.
+   */
+  async revokeOwned(owner: string, deadline: number): Promise<boolean> {
+    const prefix = `owner/${owner}/`;
+    for (;;) {
+      const page = await this.part.listKeys(prefix, { limit: 100 });
+      if (!page.items.length) return true;
+      // A few at a time: engines' revocations are mostly waiting on I/O.
+      for (let i = 0; i < page.items.length; i += OWNED_PARALLEL) {
+        if (Date.now() > deadline) return false;
+        await Promise.all(page.items.slice(i, i + OWNED_PARALLEL).map((key) => this.revokeLinked(key, key.slice(prefix.length))));
+      }
+    }
+  }
+
+  private async revokeLinked(link: string, id: string): Promise<void> {
+    const lease = await this.part.get<LeaseRecord>(leaseKey(id));
+    if (lease) await this.attempt(lease.value, lease.version, false).catch(() => undefined);
+    await this.part.delete(link);
+  }
+
+  /**
+   * Revokes every lease whose id starts with `prefix`. With `force`, a lease whose engine
+   * fails is deleted all the same (what it created may be left behind: the operator's call).
+   * Returns how many were revoked and the errors of those that were not.
+   */
+  async revokePrefix(prefix: string, force: boolean): Promise<{ revoked: number; errors: string[] }> {
+    const ids = await this.list(prefix);
+    let revoked = 0;
+    const errors: string[] = [];
+    for (const rest of ids) {
+      const item = await this.part.get<LeaseRecord>(leaseKey(prefix + rest));
+      if (!item) continue;
+      try {
+        await this.attempt(item.value, item.version, false);
+        revoked++;
+      } catch (e) {
+        if (force) {
+          await this.drop(item.value);
+          revoked++;
+        } else errors.push(`${item.value.lease_id}: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300));
+      }
+    }
+    return { revoked, errors };
   }
 
   private async get(id: string) {

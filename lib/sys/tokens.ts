@@ -2,13 +2,17 @@
  * Tokens. A token is 256 random bits; the table holds only its HMAC (keyed by a sealed
  * service key) and its accessor. Creation writes the accessor and the parent link before the
  * token itself, so a crash never leaves a usable token that cannot be found and revoked.
+ * Liveness and revocation across the tree of tokens are token-tree.ts's.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { BadRequest, ConflictError, ExistsError } from '../errors';
+import { BadRequest, ConflictError, ExistsError, PermissionDenied } from '../errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
-import type { Partition } from '../store/store';
+import { mutate, type Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { calculateTtl } from './token-ttl';
+import { expirySort, TOKEN_EXPIRY_INDEX, TokenTree, type AccessorItem, type RevokeMode } from './token-tree';
+
+export { expirySort, TOKEN_EXPIRY_INDEX } from './token-tree';
 
 export interface TokenRecord {
   id: string;
@@ -55,21 +59,29 @@ export interface RenewLimits {
 }
 
 const HMAC_KEY = 'config/token-hmac-key';
-export const TOKEN_EXPIRY_INDEX = 'token-expiry';
 const TOKEN_PREFIX = 'lk.';
+/** How long an interactive revocation works before leaving the rest to the sweeper. */
+const REVOKE_BUDGET_MS = 20_000;
 
-export const expirySort = (seconds: number) => String(seconds).padStart(12, '0');
+export interface RevokeOptions {
+  /** Revoke the token alone; its children become orphans (revoke-orphan). */
+  orphanChildren?: boolean;
+  budgetMs?: number;
+}
 
 export class Tokens {
   private key?: Promise<Buffer>;
   /** Live records of unlimited-use tokens, briefly: most requests then read no token item. */
   private readonly cache = new TtlCache<string, { value: TokenRecord; version: number }>(authCacheMs());
+  readonly tree: TokenTree;
 
   constructor(
     private readonly part: Partition,
     private readonly sealer: Sealer,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.tree = new TokenTree(part, now);
+  }
 
   /** Creates the HMAC key once (the first writer wins; everyone reads the winner's). */
   async ensureKey(): Promise<void> {
@@ -123,14 +135,22 @@ export class Tokens {
       role: input.role ?? '',
     };
     const index = record.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(record.expire_time) } : null;
-    await this.part.put(`accessor/${accessor}`, { id, expire_time: record.expire_time }, { ifAbsent: true, index });
+    const link: AccessorItem = { id, expire_time: record.expire_time, parent: input.parent };
+    await this.part.put(`accessor/${accessor}`, link, { ifAbsent: true, index });
     if (input.parent) await this.part.put(`child/${input.parent}/${accessor}`, { accessor });
     await this.part.put(`token/${id}`, record, { ifAbsent: true });
     return { token, record };
   }
 
-  /** The live record for a token, or undefined (unknown, malformed, expired, used up). */
+  /** The live record for a token, or undefined (unknown, malformed, expired, used up, revoked with an ancestor). */
   async lookup(token: string): Promise<{ record: TokenRecord; version: number } | undefined> {
+    const found = await this.recordOf(token);
+    if (!found || !(await this.tree.live(found.record.accessor))) return undefined;
+    return found;
+  }
+
+  /** The stored record for a token whether or not it is still live (to resume its revocation). */
+  async recordOf(token: string): Promise<{ record: TokenRecord; version: number } | undefined> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 128) return undefined;
     const id = await this.idOf(token);
     let item = this.cache.get(id);
@@ -141,12 +161,13 @@ export class Tokens {
       if (!item.value.num_uses) this.cache.set(id, item);
     }
     if (!timingSafeEqual(Buffer.from(item.value.id, 'hex'), Buffer.from(id, 'hex'))) return undefined;
-    const r = item.value;
-    if (r.expire_time && r.expire_time * 1000 <= this.now()) {
-      await this.revoke(r).catch(() => undefined);
-      return undefined;
-    }
-    return { record: r, version: item.version };
+    // An expired token is due in the expiry index: the sweeper revokes it and its tree.
+    return { record: item.value, version: item.version };
+  }
+
+  /** Whether a token and its ancestors are live, read past any cache (for owners of new leases). */
+  async accessorLive(accessor: string): Promise<boolean> {
+    return this.tree.live(accessor, true);
   }
 
   async byAccessor(accessor: string): Promise<TokenRecord | undefined> {
@@ -182,21 +203,15 @@ export class Tokens {
     return false;
   }
 
-  /** Revokes the token and, recursively, every token created from it. */
-  async revoke(record: TokenRecord): Promise<void> {
+  /**
+   * Revokes the token, its leases and (unless orphanChildren) every token created from it.
+   * The first write makes all of them unusable; the rest is resumable (token-tree.ts). Returns
+   * false when the budget ran out first: the sweeper finishes within a minute.
+   */
+  async revoke(record: Pick<TokenRecord, 'id' | 'accessor'>, options: RevokeOptions = {}): Promise<boolean> {
     this.cache.delete(record.id);
-    await this.part.delete(`token/${record.id}`);
-    for (;;) {
-      const page = await this.part.list<{ accessor: string }>(`child/${record.accessor}/`, { limit: 100 });
-      if (!page.items.length) break;
-      for (const child of page.items) {
-        const rec = await this.byAccessor(child.value.accessor);
-        if (rec) await this.revoke(rec);
-        else await this.part.delete(`accessor/${child.value.accessor}`);
-        await this.part.delete(child.key);
-      }
-    }
-    await this.part.delete(`accessor/${record.accessor}`);
+    const mode: RevokeMode = options.orphanChildren ? 'orphan' : 'tree';
+    return this.tree.revoke(record.accessor, mode, Date.now() + (options.budgetMs ?? REVOKE_BUDGET_MS));
   }
 
   async renew(record: TokenRecord, increment: number | undefined, limits: RenewLimits = {}): Promise<TokenRecord> {
@@ -214,16 +229,20 @@ export class Tokens {
     });
     const next: TokenRecord = { ...record, expire_time: now + ttl, last_renewal_time: now };
     this.cache.delete(record.id);
-    await this.part.put(`token/${record.id}`, next);
-    await this.part.put(
+    // The accessor item first, and never over a revocation mark written meanwhile.
+    const moved = await mutate<AccessorItem>(
+      this.part,
       `accessor/${record.accessor}`,
-      { id: record.id, expire_time: next.expire_time },
-      { index: { name: TOKEN_EXPIRY_INDEX, sort: expirySort(next.expire_time) } },
+      (cur) => (cur && !cur.revoking ? { ...cur, expire_time: next.expire_time } : undefined),
+      { index: (v) => ({ name: TOKEN_EXPIRY_INDEX, sort: expirySort(v.expire_time) }) },
     );
+    if (!moved) throw new PermissionDenied('permission denied: invalid or expired token');
+    this.tree.forget(record.accessor);
+    await this.part.put(`token/${record.id}`, next);
     return next;
   }
 
-  /** Accessor entries of tokens that expired by `now` (for the sweeper). */
+  /** Accessors of tokens due by `now`: expired, or whose revocation is to be finished (sweeper). */
   async expired(limit: number): Promise<string[]> {
     const page = await this.part.queryIndex<{ id: string }>(TOKEN_EXPIRY_INDEX, {
       to: expirySort(Math.floor(this.now() / 1000)),
@@ -232,10 +251,10 @@ export class Tokens {
     return page.items.map((i) => i.key.slice('accessor/'.length));
   }
 
-  /** Removes an expired token by its accessor (sweeper). */
-  async sweep(accessor: string): Promise<void> {
-    const rec = await this.byAccessor(accessor);
-    if (rec) await this.revoke(rec);
-    else await this.part.delete(`accessor/${accessor}`);
+  /** Revokes (or finishes revoking) a due token by its accessor (sweeper). */
+  async sweep(accessor: string, budgetMs = REVOKE_BUDGET_MS): Promise<boolean> {
+    const mode = await this.tree.modeOf(accessor);
+    if (!mode) return true;
+    return this.tree.revoke(accessor, mode, Date.now() + budgetMs);
   }
 }

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 const newLease = (thing: string, ttl = 60, maxTtl = 600, engine = 'test') =>
-  svc.deps.leases.create({ mount: 'test-mount', engine, path: 'creds/role', ttl, maxTtl, renewable: true, revoke: { thing } });
+  svc.deps.leases.create({ mount: 'test-mount', engine, path: 'creds/role', ttl, maxTtl, renewable: true, revoke: { thing }, owner: '' });
 
 describe('leases', () => {
   it('looks up a lease with the reference fields', async () => {

@@ -36,7 +36,7 @@ describe('a creds request that dies mid-way', () => {
     const part = partitionOf(a.svc.deps, 'cloud-a');
     const settings = await effectiveSettings(a.svc.deps, (await readConfig(part))?.value, () => a.env);
     const mount = a.svc.deps.mounts.find((m) => m.path === 'cloud-a')!;
-    const { lease, record } = await beginA({ deps: a.svc.deps, mount, settings, roleName: 'r', role: (await readRole(part, 'r'))! });
+    const { lease, record } = await beginA({ deps: a.svc.deps, mount, settings, roleName: 'r', role: (await readRole(part, 'r'))!, owner: '' });
     if (record.kind !== 'dynamic') throw new Error('expected a dynamic record');
     // The steps run, then the process dies before recording them or answering.
     const app = await createApplication(settings, record.displayName);
@@ -56,7 +56,7 @@ describe('a creds request that dies mid-way', () => {
     const endpoints = endpointsOf(() => b.env);
     const rpc = { endpoints, creds: await resolveCredentials(b.svc.deps, part, () => b.env, endpoints) };
     const mount = b.svc.deps.mounts.find((m) => m.path === 'cloud-b')!;
-    const { record } = await beginB({ deps: b.svc.deps, mount, rpc, roleName: 'r', role: (await readRoleB(part, 'r'))!, displayName: 'root' });
+    const { record } = await beginB({ deps: b.svc.deps, mount, rpc, roleName: 'r', role: (await readRoleB(part, 'r'))!, displayName: 'root', owner: '' });
     await createUser(rpc, record.userName);
     await createPolicy(rpc, record.inlinePolicies[0]!, JSON.stringify(POLICY_DOC));
     clock += (ISSUING_WINDOW + 1) * 1000;

@@ -50,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 const lease = (thing: string) =>
-  svc.deps.leases.create({ mount: 'pki', engine: 'pki', path: 'issue/web', ttl: 60, maxTtl: 60, renewable: false, revoke: { thing } });
+  svc.deps.leases.create({ mount: 'pki', engine: 'pki', path: 'issue/web', ttl: 60, maxTtl: 60, renewable: false, revoke: { thing }, owner: '' });
 
 describe('sys reaching engine functions by Lambda Invoke', () => {
   it('revokes a lease through the engine function', async () => {
@@ -73,7 +73,7 @@ describe('sys reaching engine functions by Lambda Invoke', () => {
   });
 
   it('the sweeper revokes due leases the same way', async () => {
-    const l = await svc.deps.leases.create({ mount: 'pki', engine: 'pki', path: 'issue/web', ttl: 0, maxTtl: 0, renewable: false, revoke: { thing: 'cert-3' } });
+    const l = await svc.deps.leases.create({ mount: 'pki', engine: 'pki', path: 'issue/web', ttl: 0, maxTtl: 0, renewable: false, revoke: { thing: 'cert-3' }, owner: '' });
     await sweep(svc.deps, 5000);
     expect(undone).toContain('cert-3');
     await expect(svc.deps.leases.lookup(l.lease_id)).rejects.toThrow('invalid lease');
@@ -87,7 +87,7 @@ describe('sys reaching engine functions by Lambda Invoke', () => {
 
   it('a function that does not exist is a clear failure, not a crash', async () => {
     useRemoteRevokers(svc.deps, { ssh: 'latchkey-test-missing' }, invoker);
-    const l = await svc.deps.leases.create({ mount: 'ssh', engine: 'ssh', path: 'creds/x', ttl: 60, maxTtl: 60, renewable: false, revoke: {} });
+    const l = await svc.deps.leases.create({ mount: 'ssh', engine: 'ssh', path: 'creds/x', ttl: 60, maxTtl: 60, renewable: false, revoke: {}, owner: '' });
     const r = await call(sysApp, 'PUT', '/v1/sys/leases/revoke', { token: svc.root, body: { lease_id: l.lease_id } });
     expect(r.status).toBe(502);
     expect(r.json!.errors[0]).toMatch(/ResourceNotFoundException|Function not found/);

@@ -20,7 +20,7 @@ export const credsPaths = (readEnv: EnvReader) => [
         const role = await readRole(part, name);
         if (!role) throw new BadRequest(`role "${name}" does not exist`);
         const settings = await effectiveSettings(req.deps, (await readConfig(part))?.value, readEnv);
-        const out = await issueCreds({ deps: req.deps, mount: req.mount, settings, roleName: name, role });
+        const out = await issueCreds({ deps: req.deps, mount: req.mount, settings, roleName: name, role, owner: req.principal?.accessor ?? '' });
         return {
           data: { client_id: out.clientId, client_secret: out.clientSecret },
           lease: { id: out.leaseId, duration: out.ttl, renewable: out.renewable },

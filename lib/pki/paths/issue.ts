@@ -28,7 +28,7 @@ async function respond(req: Req, role: Role | undefined, out: LeafResult, format
     const ttl = Math.max(1, Math.floor((out.notAfter - req.deps.now()) / 1000));
     const lease = await req.deps.leases.create({
       mount: req.mount.path, engine: 'pki', path: `issue/${req.path.split('/')[1] ?? 'verbatim'}`,
-      ttl, maxTtl: ttl, renewable: false, revoke: { serial: colonSerial(out.serial) },
+      ttl, maxTtl: ttl, renewable: false, revoke: { serial: colonSerial(out.serial) }, owner: req.principal?.accessor ?? '',
     });
     result.lease = { id: lease.lease_id, duration: ttl, renewable: false };
   }

@@ -36,7 +36,7 @@ export const credsPaths = [
         const zero = (await store.zeroAddressRoles()).includes(name);
         const ip = checkTargetIp(role, name, req.data.ip, zero);
         const username = targetUser(role, req.data.username);
-        const base = { mount: req.mount.path, roleName: name, ip, username, ...leaseTtls(role, req.mount) };
+        const base = { mount: req.mount.path, roleName: name, ip, username, ...leaseTtls(role, req.mount), owner: req.principal?.accessor ?? '' };
         if (role.keyType === 'otp') {
           const { otp, lease } = await issueOtp(store, req.deps.leases, base);
           return { data: { ip, key: otp, key_type: 'otp', port: role.port, username }, lease: leaseOf(lease) };

@@ -34,7 +34,7 @@ export const signPaths = [
           { publicKey: d.public_key, ttl: d.ttl, validPrincipals: d.valid_principals, certType: d.cert_type, keyId: d.key_id, criticalOptions: d.critical_options, extensions: d.extensions },
           { roleName: name, displayName: req.principal?.displayName ?? '', mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() },
         );
-        const lease = await req.deps.leases.create({ mount: req.mount.path, engine: 'ssh', path: `sign/${name}`, ttl: signed.ttl, maxTtl: signed.ttl, renewable: false, revoke: { kind: 'cert' } });
+        const lease = await req.deps.leases.create({ mount: req.mount.path, engine: 'ssh', path: `sign/${name}`, ttl: signed.ttl, maxTtl: signed.ttl, renewable: false, revoke: { kind: 'cert' }, owner: req.principal?.accessor ?? '' });
         return {
           data: { serial_number: signed.serialNumber, signed_key: signed.signedKey },
           lease: { id: lease.lease_id, duration: signed.ttl, renewable: false },

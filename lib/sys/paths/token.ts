@@ -147,10 +147,11 @@ const otherPaths = [
     sudo: ['write'],
     operations: {
       write: async (req) => {
-        const record = await named(req.deps, req.data.token, () => {
-          throw new BadRequest('token to revoke not found');
-        });
-        await req.deps.tokens.revoke(record, { orphanChildren: true });
+        if (!WELL_FORMED.test(req.data.token)) throw new PermissionDenied('bad token');
+        // As revoke: calling again resumes a revocation a crash interrupted.
+        const found = await req.deps.tokens.recordOf(req.data.token);
+        if (!found) throw new BadRequest('token to revoke not found');
+        await req.deps.tokens.revoke(found.record, { orphanChildren: true });
       },
     },
   }),

@@ -1,0 +1,139 @@
+/**
+ * The token tree: whether a token is live given its ancestors, and revocation that a crash at
+ * any moment cannot leave half done.
+ *
+ * Each token has an accessor item (`accessor/<a>`: its id, expiry and parent's accessor) in the
+ * token-expiry index. Revocation first marks that item `revoking` and makes it due now in the
+ * index: from that single write on, the token and every descendant fail the liveness walk, and
+ * the sweeper (which takes due items from the index) finishes whatever a crash interrupts.
+ * Then, children first (depth first), their leases, the token record, and the accessor item
+ * last. Retrying the same call resumes the same way.
+ */
+import { mutate, type Json, type Partition } from '../store/store';
+import { authCacheMs, TtlCache } from '../ttl-cache';
+
+export type RevokeMode = 'tree' | 'orphan';
+
+export type AccessorItem = { [k: string]: Json } & {
+  id: string;
+  expire_time: number;
+  /** The parent's accessor ('' for an orphan). Items written before it lack it. */
+  parent?: string;
+  /** tree: the token and its descendants; orphan: the token alone, its children re-parented. */
+  revoking?: RevokeMode;
+};
+
+export const TOKEN_EXPIRY_INDEX = 'token-expiry';
+export const expirySort = (seconds: number) => String(seconds).padStart(12, '0');
+const MAX_DEPTH = 64;
+
+/** Revokes the leases a token owns; false when the deadline came first (to be resumed). */
+export type OwnedLeaseRevoker = (accessor: string, deadline: number) => Promise<boolean>;
+
+export class TokenTree {
+  private readonly states = new TtlCache<string, AccessorItem | null>(authCacheMs());
+  private leaseRevoker?: OwnedLeaseRevoker;
+
+  constructor(
+    private readonly part: Partition,
+    private readonly now: () => number,
+  ) {}
+
+  useLeaseRevoker(r: OwnedLeaseRevoker): void {
+    this.leaseRevoker = r;
+  }
+
+  private async state(accessor: string, fresh: boolean): Promise<AccessorItem | null> {
+    if (!fresh) {
+      const hit = this.states.get(accessor);
+      if (hit !== undefined) return hit;
+    }
+    const item = (await this.part.get<AccessorItem>(`accessor/${accessor}`))?.value ?? null;
+    this.states.set(accessor, item);
+    return item;
+  }
+
+  /**
+   * Whether the token with this accessor and all its ancestors are live: none missing, being
+   * revoked with its tree, or expired. `fresh` reads past the in-process cache.
+   */
+  async live(accessor: string, fresh = false): Promise<boolean> {
+    let acc = accessor;
+    for (let depth = 0; depth < MAX_DEPTH; depth++) {
+      const s = await this.state(acc, fresh);
+      if (!s) return false;
+      // A token revoked alone takes only itself: its children are being made orphans.
+      if (s.revoking === 'tree' || (depth === 0 && s.revoking)) return false;
+      if (s.expire_time && s.expire_time * 1000 <= this.now()) return false;
+      const parent = s.parent ?? (await this.legacyParent(s.id));
+      if (!parent) return true;
+      acc = parent;
+    }
+    return false;
+  }
+
+  private async legacyParent(id: string): Promise<string> {
+    return (await this.part.get<{ parent?: string }>(`token/${id}`))?.value.parent ?? '';
+  }
+
+  /** Revokes a token: its children too (tree) or re-parented as orphans. False if the deadline cut it short. */
+  async revoke(accessor: string, mode: RevokeMode, deadline: number): Promise<boolean> {
+    await this.mark(accessor, mode);
+    return this.finish(accessor, mode, deadline);
+  }
+
+  /** The write-ahead step: revoking, and due now for the sweeper. A tree mark is never weakened. */
+  private async mark(accessor: string, mode: RevokeMode): Promise<void> {
+    const due = Math.floor(this.now() / 1000);
+    await mutate<AccessorItem>(
+      this.part,
+      `accessor/${accessor}`,
+      (cur) => (!cur || cur.revoking === 'tree' || cur.revoking === mode ? undefined : { ...cur, revoking: mode }),
+      { index: () => ({ name: TOKEN_EXPIRY_INDEX, sort: expirySort(due) }) },
+    );
+    this.states.delete(accessor);
+  }
+
+  private async finish(accessor: string, mode: RevokeMode, deadline: number): Promise<boolean> {
+    const prefix = `child/${accessor}/`;
+    for (;;) {
+      const page = await this.part.list<{ accessor: string }>(prefix, { limit: 100 });
+      if (!page.items.length) break;
+      for (const link of page.items) {
+        if (Date.now() > deadline) return false;
+        const child = link.value.accessor;
+        if (mode === 'orphan') await this.reparent(child);
+        else if (!(await this.finish(child, 'tree', deadline))) return false;
+        await this.part.delete(link.key);
+      }
+    }
+    if (this.leaseRevoker && !(await this.leaseRevoker(accessor, deadline))) return false;
+    await this.part.delete(`wrapped/${accessor}`);
+    const item = await this.part.get<AccessorItem>(`accessor/${accessor}`);
+    if (item) await this.part.delete(`token/${item.value.id}`);
+    await this.part.delete(`accessor/${accessor}`);
+    this.states.delete(accessor);
+    return true;
+  }
+
+  /** Makes a child an orphan: its accessor item first (what the liveness walk reads), then its record. */
+  private async reparent(child: string): Promise<void> {
+    const item = await mutate<AccessorItem>(this.part, `accessor/${child}`, (cur) => (cur && cur.parent !== '' ? { ...cur, parent: '' } : undefined), {
+      index: (v) => (v.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(v.expire_time) } : null),
+    });
+    this.states.delete(child);
+    const id = item?.id ?? (await this.part.get<AccessorItem>(`accessor/${child}`))?.value.id;
+    if (id) await mutate<{ parent: string }>(this.part, `token/${id}`, (cur) => (cur && cur.parent !== '' ? { ...cur, parent: '' } : undefined));
+  }
+
+  /** Forgets what this process cached of a token (after its own writes). */
+  forget(accessor: string): void {
+    this.states.delete(accessor);
+  }
+
+  /** The mode a due accessor item is to be finished in: its mark, or tree for an expired token. */
+  async modeOf(accessor: string): Promise<RevokeMode | undefined> {
+    const s = await this.state(accessor, true);
+    return s ? (s.revoking ?? 'tree') : undefined;
+  }
+}
