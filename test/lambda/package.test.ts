@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MOUNTS } from '../../lib/config';
 import { functionFor } from '../../lib/routing';
 import { INDEX_NAME, tableKeySchema } from '../../lib/store/table';
+import { describeBundles } from '../deploy/bundles-e2e';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.serverless');
@@ -295,3 +296,6 @@ describe('the HTTP API stage', () => {
     expect(outputs.SysFunctionName!.Value).toEqual({ 'Fn::Sub': '${AWS::StackName}-sys' });
   });
 });
+
+// The deploy walkthrough on these same zips (no second packaging).
+describeBundles(() => OUT);
