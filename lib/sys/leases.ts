@@ -132,6 +132,17 @@ export class Leases {
     return (await this.get(id)).value;
   }
 
+  /** The keys one level under `prefix` ("issue/" for a folder), as the reference lists leases. */
+  async listLevel(prefix: string): Promise<string[]> {
+    const level = new Set((await this.list(prefix)).map((rest) => (rest.includes('/') ? rest.slice(0, rest.indexOf('/') + 1) : rest)));
+    return [...level].sort();
+  }
+
+  /** Whether a lease with exactly this id exists. */
+  async exists(id: string): Promise<boolean> {
+    return !!id && id.length <= 900 && (await this.part.get(leaseKey(id))) !== undefined;
+  }
+
   async list(prefix: string): Promise<string[]> {
     const keys: string[] = [];
     let cursor: string | undefined;

@@ -2,7 +2,7 @@
  * What a token create request makes, pure, in the reference server's order: the caller's
  * limits, the role's settings, the policies, orphan or child, then period and TTL.
  */
-import { BadRequest, PermissionDenied } from '../errors';
+import { BadRequest } from '../errors';
 import { resolvePolicies } from './token-policies';
 import type { TokenRole } from './token-roles';
 import { calculateTtl } from './token-ttl';
@@ -81,7 +81,7 @@ function lesser(asked: number, fromRole: number, what: string, warnings: string[
 function parentOf(r: CreateRequest, caller: Caller, ctx: CreateContext): string {
   if (ctx.role) return ctx.role.orphan ? '' : caller.accessor;
   if (r.noParent) {
-    if (!caller.sudo) throw new PermissionDenied('permission denied: root or sudo privileges required to create orphan token');
+    if (!caller.sudo) throw new BadRequest('root or sudo privileges required to create orphan token');
     return '';
   }
   return ctx.orphan ? '' : caller.accessor;
@@ -89,7 +89,7 @@ function parentOf(r: CreateRequest, caller: Caller, ctx: CreateContext): string 
 
 function lifetime(r: CreateRequest, caller: Caller, ctx: CreateContext, policies: string[], warnings: string[]) {
   const role = ctx.role;
-  if (r.period && !caller.sudo) throw new PermissionDenied('permission denied: root or sudo privileges required to create periodic token');
+  if (r.period && !caller.sudo) throw new BadRequest('root or sudo privileges required to create periodic token');
   const explicitMaxTtl = lesser(r.explicitMaxTtl ?? 0, role?.tokenExplicitMaxTtl ?? 0, 'Explicit max TTL', warnings);
   const period = lesser(r.period ?? 0, role?.tokenPeriod ?? 0, 'Period', warnings);
   let ttl = r.ttl || role?.tokenTtl || 0;

@@ -21,6 +21,8 @@ export type AccessorItem = { [k: string]: Json } & {
   parent?: string;
   /** tree: the token and its descendants; orphan: the token alone, its children re-parented. */
   revoking?: RevokeMode;
+  /** The creation path (auth/token/create[/<role>]); items written before it lack it. */
+  path?: string;
 };
 
 export const TOKEN_EXPIRY_INDEX = 'token-expiry';
@@ -111,6 +113,7 @@ export class TokenTree {
     await this.part.delete(`wrapped/${accessor}`);
     const item = await this.part.get<AccessorItem>(`accessor/${accessor}`);
     if (item) await this.part.delete(`token/${item.value.id}`);
+    if (item?.value.path) await this.part.delete(`bypath/${item.value.path.replace(/\/*$/, '/')}${accessor}`);
     await this.part.delete(`accessor/${accessor}`);
     this.states.delete(accessor);
     return true;

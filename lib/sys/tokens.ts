@@ -60,6 +60,7 @@ export interface RenewLimits {
 
 const HMAC_KEY = 'config/token-hmac-key';
 const TOKEN_PREFIX = 'lk.';
+const pathKey = (path: string, accessor: string) => `bypath/${path.replace(/\/*$/, '/')}${accessor}`;
 /** How long an interactive revocation works before leaving the rest to the sweeper. */
 const REVOKE_BUDGET_MS = 20_000;
 
@@ -135,8 +136,10 @@ export class Tokens {
       role: input.role ?? '',
     };
     const index = record.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(record.expire_time) } : null;
-    const link: AccessorItem = { id, expire_time: record.expire_time, parent: input.parent };
+    const link: AccessorItem = { id, expire_time: record.expire_time, parent: input.parent, path: input.path };
     await this.part.put(`accessor/${accessor}`, link, { ifAbsent: true, index });
+    // By creation path, for revoke-prefix on auth/token/create/<role>; written ahead like the rest.
+    await this.part.put(pathKey(input.path, accessor), { accessor });
     if (input.parent) await this.part.put(`child/${input.parent}/${accessor}`, { accessor });
     await this.part.put(`token/${id}`, record, { ifAbsent: true });
     return { token, record };
@@ -240,6 +243,22 @@ export class Tokens {
     this.tree.forget(record.accessor);
     await this.part.put(`token/${record.id}`, next);
     return next;
+  }
+
+  /**
+   * Revokes every token created on a path under `prefix` (e.g. `auth/token/create/<role>/`),
+   * with its tree. Returns how many were revoked.
+   */
+  async revokeByPathPrefix(prefix: string): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const page = await this.part.list<{ accessor: string }>(`bypath/${prefix}`, { limit: 100 });
+      if (!page.items.length) return n;
+      for (const link of page.items) {
+        if (await this.tree.revoke(link.value.accessor, 'tree', Date.now() + REVOKE_BUDGET_MS)) n++;
+        await this.part.delete(link.key);
+      }
+    }
   }
 
   /** Accessors of tokens due by `now`: expired, or whose revocation is to be finished (sweeper). */

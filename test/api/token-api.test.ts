@@ -34,7 +34,7 @@ describe('orphan tokens', () => {
     await policy('sudo-maker', { 'auth/token/create': ['update', 'sudo'] });
     const plain = await tokenWith(svc, ['plain-maker']);
     const denied = await post('create', plain, { no_parent: true });
-    expect(denied.status).toBe(403);
+    expect(denied.status).toBe(400);
     expect(denied.json!.errors[0]).toMatch(/sudo privileges required to create orphan token/);
     const sudo = await tokenWith(svc, ['sudo-maker']);
     const ok = await post('create', sudo, { no_parent: true, ttl: '1h' });
@@ -68,7 +68,7 @@ describe('orphan tokens', () => {
     const parent = await tokenWith(svc, ['plain-maker']);
     const child = (await post('create', parent, { ttl: '1h' })).json!.auth.client_token as string;
     const noSudo = await tokenWith(svc, ['orphaner']);
-    expect((await post('revoke-orphan', noSudo, { token: parent })).status).toBe(403);
+    expect((await post('revoke-orphan', noSudo, { token: parent })).status).toBe(400);
     const r = await post('revoke-orphan', svc.root, { token: parent });
     expect(r.status).toBe(204);
     expect((await post('lookup', svc.root, { token: parent })).status).toBe(403);
@@ -129,7 +129,7 @@ describe('periodic tokens', () => {
     await policy('plain-maker', { 'auth/token/create': ['update'] });
     const plain = await tokenWith(svc, ['plain-maker']);
     const r = await post('create', plain, { period: '1h' });
-    expect(r.status).toBe(403);
+    expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/sudo privileges required to create periodic token/);
   });
 });

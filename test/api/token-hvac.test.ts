@@ -38,9 +38,9 @@ describe('python3-hvac token methods', () => {
 
     expect(out.orphan.orphan).toBe(true);
     expect(out.orphan_lookup).toMatchObject({ orphan: true, path: 'auth/token/create-orphan' });
-    expect(out.no_parent_plain).toMatch(/^Forbidden: .*sudo privileges required to create orphan token/);
+    expect(out.no_parent_plain).toMatch(/^InvalidRequest: .*sudo privileges required to create orphan token/);
     expect(out.no_parent_sudo.orphan).toBe(true);
-    expect(out.period_plain).toMatch(/^Forbidden: .*periodic token/);
+    expect(out.period_plain).toMatch(/^InvalidRequest: .*periodic token/);
 
     expect(out.orphaned_child.orphan).toBe(true);
     expect(out.revoked_parent).toMatch(/^Forbidden: bad token/);
