@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /** Starts `npm start` on a fresh data directory until it listens; answers what it printed. */
 function startOnce(): Promise<{ stdout: string; stderr: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-start-'));
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
   delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
   delete env.NODE_NO_WARNINGS;
   const child = spawn('npm', ['run', '--silent', 'start'], { cwd: ROOT, env, detached: true });

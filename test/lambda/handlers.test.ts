@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 async function invoke(method: string, target: string, options: HttpEventOptions = {}): Promise<APIGatewayProxyResult> {
-  return sys(asLambdaEvent(httpEvent(method, target, options)), lambdaContext());
+  return (await sys(asLambdaEvent(httpEvent(method, target, options)), lambdaContext())) as APIGatewayProxyResult;
 }
 
 function json(res: APIGatewayProxyResult): Record<string, unknown> {
@@ -113,7 +113,7 @@ describe('functions/sys.ts handler', () => {
     const event = httpEvent('PUT', '/v1/sys/policy/readers', { headers: withRoot(), body: { policy: JSON.stringify(policy) }, base64: true });
     expect(event.isBase64Encoded).toBe(true);
     expect(event.body).not.toContain('{');
-    const res = await sys(asLambdaEvent(event), lambdaContext());
+    const res = (await sys(asLambdaEvent(event), lambdaContext())) as APIGatewayProxyResult;
     expect(res.statusCode).toBe(204);
 
     const read = await invoke('GET', '/v1/sys/policy/readers', { headers: withRoot() });
@@ -125,7 +125,7 @@ describe('functions/sys.ts handler', () => {
     const event = httpEvent('GET', '/v1/sys/policy?list=true', { headers: withRoot() });
     expect(event.rawQueryString).toBe('list=true');
     expect(event.queryStringParameters).toEqual({ list: 'true' });
-    const res = await sys(asLambdaEvent(event), lambdaContext());
+    const res = (await sys(asLambdaEvent(event), lambdaContext())) as APIGatewayProxyResult;
     expect(res.statusCode).toBe(200);
     expect(json(res).data).toEqual({ keys: ['default', 'readers', 'root'] });
   });
