@@ -4,6 +4,11 @@ export interface Principal {
   accessor: string;
   policies: string[];
   displayName: string;
+  /**
+   * The token's record as it authorised this request, its uses already counted. The sys
+   * backend answers lookup-self from it on a token's last use, when the token is gone already.
+   */
+  snapshot?: Readonly<Record<string, unknown>>;
 }
 
 /** What a request does, as policies see it: a write is `create` or `update` by the item's existence. */

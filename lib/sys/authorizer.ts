@@ -23,6 +23,8 @@ export class TokenAuthorizer implements Authorizer {
     }
     // Concurrent requests may have taken the last uses first.
     if (!(await this.tokens.use(record, found.version))) throw new PermissionDenied('permission denied: invalid or expired token');
-    return { accessor: record.accessor, policies: record.policies, displayName: record.display_name };
+    const principal: Principal = { accessor: record.accessor, policies: record.policies, displayName: record.display_name };
+    if (record.num_uses === 1) principal.snapshot = { ...record, num_uses: 0 };
+    return principal;
   }
 }

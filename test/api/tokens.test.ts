@@ -60,10 +60,13 @@ describe('tokens', () => {
     expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self')).json).toEqual({ errors: ['permission denied: missing client token'] });
   });
 
-  it('enforces num_uses: the last use revokes the token', async () => {
+  it('enforces num_uses: the last use is served, then the token is gone', async () => {
     const t = await tokenWith(svc, ['default'], { num_uses: 2 });
     expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: t })).json!.data.num_uses).toBe(1);
     expect((await call(svc.app, 'GET', '/v1/sys/capabilities-self', { token: t })).status).toBe(405);
+    const last = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: t });
+    expect(last.status).toBe(200);
+    expect(last.json!.data.num_uses).toBe(0);
     expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: t })).status).toBe(403);
   });
 

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { it } from 'vitest';
+
 import type { EngineModule } from '../../lib/engines';
 import { serve, type Served } from '../../lib/local/serve';
 import { pkiEngine } from '../../lib/pki/engine';
@@ -50,14 +50,6 @@ export async function startClientService(engines: EngineModule[] = [pkiEngine]):
   if (engines.includes(pkiEngine)) await setUpLeasedPki(svc);
   const server = await serve(svc.app.fetch, { port: 0 });
   return { svc, server, url: server.url, root: svc.root };
-}
-
-/**
- * A test for a feature not served yet: skipped, unless LATCHKEY_CLIENTS_PENDING=run (to see how
- * far the feature has come). `missing` names what is missing; '' when it is served.
- */
-export function served(missing: string) {
-  return missing && process.env.LATCHKEY_CLIENTS_PENDING !== 'run' ? it.skip : it;
 }
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@
  */
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crlSerials, normSerial, served, startClientService, type ClientService, type Json } from './harness';
+import { crlSerials, normSerial, startClientService, type ClientService, type Json } from './harness';
 
 let cs: ClientService;
 const vault = (token?: string) => nodeVault({ endpoint: cs.url, ...(token ? { token } : {}) });
@@ -102,7 +102,7 @@ describe('node-vault: policies', () => {
     expect(await failure(root.read('sys/policies/acl/nv-acl'))).toMatchObject({ status: 404 });
   });
 
-  served('sys responses: data fields also at the top level (reference injectDataIntoTopLevel for sys/)')('getPolicy().rules and policies().policies at the top level, as the reference answers sys/ reads', async () => {
+  it('getPolicy().rules and policies().policies at the top level, as the reference answers sys/ reads', async () => {
     const root = vault(cs.root);
     await root.addPolicy({ name: 'nv-top', rules: JSON.stringify({ path: { 'a/*': { capabilities: ['read'] } } }) });
     expect(((await root.getPolicy({ name: 'nv-top' })) as Json).rules).toEqual(expect.any(String));
@@ -129,7 +129,7 @@ describe('node-vault: leases, wrapping, status', () => {
     expect((await crlSerials(cs)).has(normSerial(cert.data.serial_number))).toBe(true);
   });
 
-  served('legacy sys/revoke-prefix/<prefix>')('revokePrefix (legacy sys/revoke-prefix) revokes every lease under the prefix', async () => {
+  it('revokePrefix (legacy sys/revoke-prefix) revokes every lease under the prefix', async () => {
     const root = vault(cs.root);
     const certs = [await issue('nv2.example.com'), await issue('nv3.example.com')];
     await root.revokePrefix({ path_prefix: 'pki/issue/leased' });
