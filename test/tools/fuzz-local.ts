@@ -25,6 +25,12 @@ const policy = {
     'auth/token/revoke*': { capabilities: ['deny'] },
     'auth/token/revoke-self': { capabilities: ['deny'] },
     'sys/policy/fuzzer': { capabilities: ['deny'] },
+    'sys/policies/acl/fuzzer': { capabilities: ['deny'] },
+    // Prefix revocation under auth/ revokes the tokens created there, this one included.
+    'sys/leases/revoke-prefix/auth*': { capabilities: ['deny'] },
+    'sys/leases/revoke-force/auth*': { capabilities: ['deny'] },
+    'sys/revoke-prefix/auth*': { capabilities: ['deny'] },
+    'sys/revoke-force/auth*': { capabilities: ['deny'] },
   },
 };
 const put = await fetch(`${svc.url}/v1/sys/policy/fuzzer`, {
