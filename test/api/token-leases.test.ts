@@ -26,18 +26,18 @@ interface Minted {
   accessor: string;
 }
 
-/** A tree: an optional parent, the token under test, its child; each of the latter two holds a lease. */
+/** A tree: an optional parent, the token under test and (usually) its child; each of the latter two holds a lease. */
 interface Tree {
   parent?: Minted;
   holder: Minted;
-  child: Minted;
+  child?: Minted;
   leases: Issued[];
 }
 
 const api = (method: string, path: string, token: string, body?: unknown) => call(b.svc.app, method, `/v1/${path}`, { token, ...(body !== undefined ? { body } : {}) });
 
-async function mint(by: string, policies: string[]): Promise<Minted> {
-  const r = await api('POST', 'auth/token/create', by, { policies });
+async function mint(by: string, policies: string[], extra: Record<string, unknown> = {}): Promise<Minted> {
+  const r = await api('POST', 'auth/token/create', by, { policies, ...extra });
   expect(r.status, r.text).toBe(200);
   return { token: r.json!.auth.client_token, accessor: r.json!.auth.accessor };
 }
@@ -54,11 +54,13 @@ async function policyFor(e: EngineCase): Promise<string> {
   return name;
 }
 
-async function grow(e: EngineCase, withParent: boolean): Promise<Tree> {
+async function grow(e: EngineCase, withParent: boolean, holderExtra: Record<string, unknown> = {}): Promise<Tree> {
   const policy = await policyFor(e);
   const parent = withParent ? await mint(b.svc.root, [policy]) : undefined;
-  const holder = await mint(parent?.token ?? b.svc.root, [policy]);
+  const holder = await mint(parent?.token ?? b.svc.root, [policy], holderExtra);
   const own = await e.issue(b, holder.token);
+  // A use-limited token may not have children (as the reference).
+  if (holderExtra.num_uses) return { ...(parent ? { parent } : {}), holder, leases: [own] };
   const child = await mint(holder.token, [policy]);
   const childs = await e.issue(b, child.token);
   return { ...(parent ? { parent } : {}), holder, child, leases: [own, childs] };
@@ -83,19 +85,42 @@ async function expectRevoked(t: Tree, leases = t.leases) {
   expect((await api('POST', 'auth/token/lookup-accessor', b.svc.root, { accessor: t.holder.accessor })).status).toBe(400);
 }
 
-const MODES: { name: string; parent: boolean; revoke: (t: Tree) => ReturnType<typeof api> }[] = [
-  { name: 'auth/token/revoke', parent: false, revoke: (t) => api('POST', 'auth/token/revoke', b.svc.root, { token: t.holder.token }) },
-  { name: 'auth/token/revoke-accessor', parent: false, revoke: (t) => api('POST', 'auth/token/revoke-accessor', b.svc.root, { accessor: t.holder.accessor }) },
-  { name: 'auth/token/revoke-self', parent: false, revoke: (t) => api('POST', 'auth/token/revoke-self', t.holder.token) },
-  { name: 'revoking its parent', parent: true, revoke: (t) => api('POST', 'auth/token/revoke', b.svc.root, { token: t.parent!.token }) },
+interface Mode {
+  name: string;
+  parent: boolean;
+  holder?: Record<string, unknown>;
+  /** Revokes the tree's holder; asserts the call's own answer. */
+  revoke: (t: Tree) => Promise<void>;
+}
+
+const answers = (status: number) => async (r: ReturnType<typeof api>) => {
+  const res = await r;
+  expect(res.status, res.text).toBe(status);
+};
+
+const MODES: Mode[] = [
+  { name: 'auth/token/revoke', parent: false, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke', b.svc.root, { token: t.holder.token })) },
+  { name: 'auth/token/revoke-accessor', parent: false, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke-accessor', b.svc.root, { accessor: t.holder.accessor })) },
+  { name: 'auth/token/revoke-self', parent: false, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke-self', t.holder.token)) },
+  { name: 'revoking its parent', parent: true, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke', b.svc.root, { token: t.parent!.token })) },
+  // Two uses: the lease, then a lookup-self that uses it up.
+  { name: 'using up its num_uses', parent: false, holder: { num_uses: 2 }, revoke: (t) => answers(200)(api('GET', 'auth/token/lookup-self', t.holder.token)) },
+  {
+    name: 'its expiry (sweeper)',
+    parent: false,
+    holder: { ttl: '30s' },
+    revoke: async () => {
+      b.clock.now += 31_000;
+      await sweep(b.svc.deps, 10_000);
+    },
+  },
 ];
 
 describe.each(ENGINES)('$name: revoking the token that created the lease', (engine) => {
-  it.each(MODES)('$name revokes its lease, its child and the child’s lease', async (mode) => {
-    const tree = await grow(engine, mode.parent);
+  it.each(MODES)('$name revokes every lease of its tree and every token in it', async (mode) => {
+    const tree = await grow(engine, mode.parent, mode.holder);
     await expectInForce(tree);
-    const r = await mode.revoke(tree);
-    expect(r.status, r.text).toBe(204);
+    await mode.revoke(tree);
     await expectRevoked(tree);
   });
 
@@ -107,10 +132,10 @@ describe.each(ENGINES)('$name: revoking the token that created the lease', (engi
     expect(await leaseStatus(own.leaseId)).toBe(400);
     await own.undone();
     expect(await selfStatus(tree.holder)).toBe(403);
-    expect(await selfStatus(tree.child)).toBe(200);
+    expect(await selfStatus(tree.child!)).toBe(200);
     await expectInForce(tree, [childs]);
     // The orphan's own revocation still takes its lease.
-    expect((await api('POST', 'auth/token/revoke-self', tree.child.token)).status).toBe(204);
+    expect((await api('POST', 'auth/token/revoke-self', tree.child!.token)).status).toBe(204);
     expect(await leaseStatus(childs.leaseId)).toBe(400);
     await childs.undone();
   });
@@ -128,7 +153,7 @@ describe('an engine whose revocation fails', () => {
     try {
       const r = await api('POST', 'auth/token/revoke', b.svc.root, { token: tree.holder.token });
       expect(r.status, r.text).toBe(204);
-      for (const m of [tree.holder, tree.child]) expect(await selfStatus(m)).toBe(403);
+      for (const m of [tree.holder, tree.child!]) expect(await selfStatus(m)).toBe(403);
       for (const l of tree.leases) {
         expect(await leaseStatus(l.leaseId), 'kept for retry').toBe(200);
         const kept = await b.svc.deps.leases.lookup(l.leaseId);
