@@ -19,17 +19,21 @@ const { readSettings } = require('./settings.cjs');
 
 const DYNAMO_ACTIONS = ['BatchWriteItem', 'DeleteItem', 'GetItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`);
 
-/** Sealing scopes each function seals and opens (own), and whether it opens `sys` (token checks). */
+/**
+ * Sealing scopes each function seals and opens (own), and whether it opens `sys` (token checks).
+ * `wrapped` is response wrapping's scope (lib/sys/wrapping.ts WRAP_SCOPE): every function built
+ * on the engine app may wrap a response; sys also unwraps.
+ */
 const SCOPES = {
-  sys: { own: ['sys'], tokens: false },
+  sys: { own: ['sys', 'wrapped'], tokens: false },
   sweeper: { own: ['sys'], tokens: false },
   catalog: { own: ['catalog'], tokens: true },
-  pki: { own: ['pki/*'], tokens: true },
+  pki: { own: ['pki/*', 'wrapped'], tokens: true },
   'pki-tidy': { own: ['pki/*'], tokens: false },
-  ssh: { own: ['ssh/*'], tokens: true },
-  'cloud-a': { own: ['cloud-a/*'], tokens: true },
+  ssh: { own: ['ssh/*', 'wrapped'], tokens: true },
+  'cloud-a': { own: ['cloud-a/*', 'wrapped'], tokens: true },
   'cloud-a-rotate': { own: ['cloud-a/*'], tokens: false },
-  'cloud-b': { own: ['cloud-b/*'], tokens: true },
+  'cloud-b': { own: ['cloud-b/*', 'wrapped'], tokens: true },
 };
 const SIGNERS = ['pki', 'pki-tidy'];
 const INVOKERS = ['sys', 'sweeper'];

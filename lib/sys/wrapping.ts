@@ -14,6 +14,12 @@ import { logError } from '../log';
 import { RESPONSE_WRAPPING_POLICY } from './policies';
 import type { TokenRecord } from './tokens';
 
+/**
+ * The sealing scope of wrapped responses: every function that serves requests may wrap, so its
+ * role may seal under this scope (and not under sys, the token key's scope, which it only opens).
+ */
+export const WRAP_SCOPE = 'wrapped';
+
 /** The reference's `wrap_info` block. */
 export interface WrapInfo {
   token: string;
@@ -61,7 +67,7 @@ export async function wrapResponse(deps: Deps, input: WrapInput): Promise<WrapIn
   const key = keyOf(record.accessor);
   const creationTime = new Date(deps.now()).toISOString();
   try {
-    const response = await deps.sealer.seal(input.response, 'sys', key);
+    const response = await deps.sealer.seal(input.response, WRAP_SCOPE, key);
     const stored: StoredWrap = { creation_path: input.path, creation_time: creationTime, creation_ttl: input.ttl, response };
     await deps.store.partition('sys').put(key, { ...stored, response: { ...response } }, { ifAbsent: true });
   } catch (e) {

@@ -199,10 +199,14 @@ function callsOf(bundle: string): string[] {
   ].sort();
 }
 
-/** The sealing scopes (lib/keys/sealed.ts) each function seals under: its engine's partitions (lib/<engine>/). */
+/**
+ * The sealing scopes (lib/keys/sealed.ts) each function seals under: its engine's partitions
+ * (lib/<engine>/), and `wrapped` for every function that serves requests through the engine app
+ * (response wrapping may wrap any of its answers; sys also unwraps).
+ */
 const OWN_SCOPES: Record<string, string[]> = {
-  sys: ['sys'], sweeper: ['sys'], catalog: ['catalog'], pki: ['pki/*'], 'pki-tidy': ['pki/*'], ssh: ['ssh/*'],
-  'cloud-a': ['cloud-a/*'], 'cloud-a-rotate': ['cloud-a/*'], 'cloud-b': ['cloud-b/*'],
+  sys: ['sys', 'wrapped'], sweeper: ['sys'], catalog: ['catalog'], pki: ['pki/*', 'wrapped'], 'pki-tidy': ['pki/*'], ssh: ['ssh/*', 'wrapped'],
+  'cloud-a': ['cloud-a/*', 'wrapped'], 'cloud-a-rotate': ['cloud-a/*'], 'cloud-b': ['cloud-b/*', 'wrapped'],
 };
 const SCHEDULED = ['sweeper', 'pki-tidy', 'cloud-a-rotate'];
 const list = <T,>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
