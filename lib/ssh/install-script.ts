@@ -1,21 +1,20 @@
 /**
  * The built-in install script (used when a dynamic role has none): adds or removes one line in
- * the target user's ~/.ssh/authorized_keys. Called as `script install|uninstall <key file> <user>`,
- * the same arguments a role's own script receives.
+ * the target user's authorized_keys. Called as `script install|uninstall <key file>
+ * <authorized_keys path> <user>`: a role's own script gets the reference interface, the first
+ * three arguments only; the built-in one also needs the user, to own what it creates.
  */
 export const BUILT_IN_INSTALL_SCRIPT = `#!/bin/sh
-# Latchkey built-in install script: install|uninstall <public key file> <user>
+# Latchkey built-in install script: install|uninstall <public key file> <authorized_keys path> <user>
 set -eu
-op="$1"; keyfile="$2"; user="$3"
+op="$1"; keyfile="$2"; auth="$3"; user="$4"
 run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
-entry=$(getent passwd "$user" || true)
-if [ -z "$entry" ]; then
+if ! getent passwd "$user" >/dev/null; then
   if [ "$op" = uninstall ]; then exit 0; fi
   echo "no such user: $user" >&2; exit 1
 fi
-home=$(printf '%s' "$entry" | cut -d: -f6)
 group=$(id -gn "$user")
-dir="$home/.ssh"; auth="$dir/authorized_keys"
+dir=$(dirname "$auth")
 key=$(cat "$keyfile")
 if [ "$op" = uninstall ] && ! run test -f "$auth"; then exit 0; fi
 run mkdir -p "$dir"

@@ -14,7 +14,7 @@ export interface ScriptRun {
   op: 'install' | 'uninstall';
   /** The authorized_keys line (options and public key). */
   keyLine: string;
-  /** Validated beforehand (letters, digits, `_.-`). */
+  /** The target user; validated beforehand (letters, digits, `_.-`). */
   username: string;
   /** The role's script; empty for the built-in one. */
   script: string;
@@ -34,17 +34,25 @@ export class RemoteError extends BadRequest {
 const TIMEOUT_MS = 20_000;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-/** One shell command that writes the key and script to a private temp dir, runs, and cleans up. */
+/**
+ * One shell command that writes the key and script to a private temp dir and runs the script
+ * there with the reference interface, `install|uninstall <key file> <authorized_keys path>`: the
+ * key file name is relative (the script runs in that dir, as the reference's does in the admin's
+ * home), the path is the user's home on the host (getent; else /home/<user>) + .ssh/authorized_keys.
+ * The built-in script also gets the user, to own what it creates.
+ */
 export function scriptCommand(run: ScriptRun): string {
-  const script = run.script || BUILT_IN_INSTALL_SCRIPT;
+  const user = `'${run.username}'`;
   return [
     'umask 077',
     'd=$(mktemp -d)',
     `trap 'rm -rf "$d"' EXIT`,
     `echo ${b64(run.keyLine + '\n')} | base64 -d > "$d/key.pub"`,
-    `echo ${b64(script)} | base64 -d > "$d/install.sh"`,
+    `echo ${b64(run.script || BUILT_IN_INSTALL_SCRIPT)} | base64 -d > "$d/install.sh"`,
+    `h=$(getent passwd ${user} 2>/dev/null | cut -d: -f6)`,
+    `[ -n "$h" ] || h=/home/${user}`,
     `if command -v bash >/dev/null 2>&1; then sh=bash; else sh=sh; fi`,
-    `"$sh" "$d/install.sh" ${run.op} "$d/key.pub" '${run.username}'`,
+    `cd "$d" && "$sh" ./install.sh ${run.op} key.pub "$h/.ssh/authorized_keys"${run.script ? '' : ` ${user}`}`,
   ].join('; ');
 }
 

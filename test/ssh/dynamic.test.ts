@@ -1,5 +1,6 @@
 /** Dynamic keys installed on a real sshd over SSH (ssh2), used to log in, and uninstalled on revocation. */
-import { existsSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweep } from '../../lib/sys/sweeper';
@@ -92,22 +93,43 @@ describe('dynamic keys at lease expiry', () => {
 });
 
 describe('dynamic keys with a role install script', () => {
-  it('runs the role script with install|uninstall <key file> <user>', async () => {
-    const script = `#!/bin/bash
-set -e
-f="${sshd.keysDir}/$3"
-if [ "$1" = install ]; then cat "$2" >> "$f"; else touch "$f"; grep -vxF -f "$2" "$f" > "$f.new" || true; mv "$f.new" "$f"; fi
-chmod 644 "$f"
+  // Written for the reference interface: install|uninstall <public key file> <authorized_keys path>,
+  // run in the directory holding the key file (it builds temp_<key file> next to it).
+  const referenceScript = (argsLog: string) => `#!/bin/bash
+printf '%s\\n' "$@" > ${argsLog}
+if [ "$1" != install ] && [ "$1" != uninstall ]; then exit 1; fi
+INSTALL_OPTION=$1
+PUBLIC_KEY_FILE=$2
+AUTH_KEYS_FILE=$3
+mkdir -p "$(dirname "$AUTH_KEYS_FILE")"
+touch "$AUTH_KEYS_FILE"
+grep -vFf "$PUBLIC_KEY_FILE" "$AUTH_KEYS_FILE" > "temp_$PUBLIC_KEY_FILE" || true
+cat "temp_$PUBLIC_KEY_FILE" | tee "$AUTH_KEYS_FILE" > /dev/null
+if [ "$INSTALL_OPTION" == install ]; then cat "$PUBLIC_KEY_FILE" | tee --append "$AUTH_KEYS_FILE" > /dev/null; fi
+rm -f "temp_$PUBLIC_KEY_FILE"
 `;
-    await writeRole(svc, 'scripted', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, install_script: script });
+
+  it('runs a script written for the reference with install|uninstall <key file> <authorized_keys path>', async () => {
+    const argsLog = join(dir, 'script-args');
+    const auth = join(home, '.ssh/authorized_keys');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    writeFileSync(auth, 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOtherKeyStaysHereXXXXXXXXXXXXXXXXXXXXXXXX other\n');
+    execFileSync('chown', ['-R', `${USER}:`, join(home, '.ssh')]);
+    await writeRole(svc, 'scripted', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, install_script: referenceScript(argsLog) });
     const r = await creds('scripted');
     expect(r.status).toBe(200);
-    const file = join(sshd.keysDir, USER);
-    expect(readFileSync(file, 'utf8')).toMatch(/^ssh-rsa AAAA/m);
+    const args = readFileSync(argsLog, 'utf8').trim().split('\n');
+    expect(args).toEqual(['install', 'key.pub', auth]);
+    expect(authorizedKeys()).toMatch(/^ssh-rsa AAAA/m);
+    expect(authorizedKeys()).toContain('other');
+    expect(existsSync(join(sshd.keysDir, USER))).toBe(false);
     const key = keyFile(r.json!.data.key);
     expect((await sshLogin({ port: sshd.port, user: USER, key })).code).toBe(0);
+
     expect((await revoke(r.json!.lease_id)).status).toBe(204);
-    expect(readFileSync(file, 'utf8')).not.toMatch(/ssh-rsa/);
+    expect(readFileSync(argsLog, 'utf8').trim().split('\n')).toEqual(['uninstall', 'key.pub', auth]);
+    expect(authorizedKeys()).not.toMatch(/ssh-rsa/);
+    expect(authorizedKeys()).toContain('other');
     expect((await sshLogin({ port: sshd.port, user: USER, key })).code).not.toBe(0);
   }, 60_000);
 });
