@@ -50,6 +50,10 @@ export async function issueOtp(store: SshStore, leases: Leases, o: IssueOtp) {
   return { otp, lease };
 }
 
+/** The SSH helper's `-verify-only` self-check: this request answers this message (never an OTP, which is a UUID). */
+export const VERIFY_ECHO_REQUEST = 'verify-echo-request';
+export const VERIFY_ECHO_RESPONSE = 'verify-echo-response';
+
 export async function verifyOtp(store: SshStore, otp: string, nowSeconds: number): Promise<OtpRecord> {
   if (!otp || otp.length > 256) throw new BadRequest('OTP not found');
   const key = otpKey(await otpHash(store, otp));

@@ -30,6 +30,12 @@ describe('otp creds and verify', () => {
     expect(await verify('not-an-otp')).toMatchObject({ status: 400, json: { errors: ['OTP not found'] } });
   });
 
+  it('answers the SSH helper\'s verify-echo-request self-check (no token) with verify-echo-response', async () => {
+    const r = await verify('verify-echo-request');
+    expect(r).toMatchObject({ status: 200, json: { data: { message: 'verify-echo-response' } } });
+    expect(Object.keys(r.json!.data)).toEqual(['message']);
+  });
+
   it('gives exactly one success to 50 concurrent verifications', async () => {
     const otp = (await creds('otp', { ip: '10.0.0.7', username: 'deploy' })).json!.data.key as string;
     const results = await Promise.all(Array.from({ length: 50 }, () => verify(otp)));

@@ -4,7 +4,7 @@ import { f } from '../../http/fields';
 import { definePath, type MountRef, type Result } from '../../http/path';
 import { checkIp } from '../cidr';
 import { issueDynamic } from '../dynamic';
-import { issueOtp, verifyOtp } from '../otp';
+import { issueOtp, verifyOtp, VERIFY_ECHO_REQUEST, VERIFY_ECHO_RESPONSE } from '../otp';
 import type { Role } from '../role';
 import { SshStore } from '../ssh-store';
 import { checkTargetIp, roleAcceptsIp, targetUser } from '../target';
@@ -63,10 +63,11 @@ export const credsPaths = [
   definePath({
     pattern: 'verify',
     fields: { otp: f.string({ required: true, description: 'The one-time password.' }) },
-    help: 'Verifies (and consumes) a one-time password; no token needed.',
+    help: 'Verifies (and consumes) a one-time password; no token needed. "verify-echo-request" answers message "verify-echo-response" (the SSH helper\'s self-check).',
     unauthenticated: ['write'],
     operations: {
       write: async (req) => {
+        if (req.data.otp === VERIFY_ECHO_REQUEST) return { data: { message: VERIFY_ECHO_RESPONSE } };
         const r = await verifyOtp(new SshStore(req.deps, req.mount.path), req.data.otp, Math.floor(req.deps.now() / 1000));
         return { data: { ip: r.ip, username: r.username, role_name: r.role_name } };
       },
