@@ -56,6 +56,8 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
     if (!role.adminUser) throw new BadRequest('missing admin_user');
     if (role.keyBits !== 1024 && role.keyBits !== 2048) throw new BadRequest('invalid key_bits: use 1024 or 2048');
   }
+  // As the reference: an otp role never logs in to the host, so an admin user is a mistake.
+  if (kind === 'otp' && role.adminUser) throw new BadRequest('admin_user is not allowed on otp roles (no login to the host is made)');
   if (!role.defaultUser) throw new BadRequest('missing default_user');
   if (role.cidrList.length === 0 && !ctx.zeroAddress) throw new BadRequest('missing cidr_list (required unless the role is listed in config/zeroaddress)');
   validateCidrs(role.cidrList, 'cidr_list');

@@ -106,6 +106,13 @@ describe('zero-address roles and lookup', () => {
     expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(404);
     const noCidr = await call(svc.app, 'POST', '/v1/ssh/roles/anywhere', { token: svc.root, body: { key_type: 'otp', default_user: 'u' } });
     expect(noCidr.json!.errors[0]).toMatch(/missing cidr_list/);
+    // Only existing roles can be listed (as the reference): a role is written with a cidr_list first.
+    const missing = await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } });
+    expect(missing).toMatchObject({ status: 400, json: { errors: ['role "anywhere" does not exist'] } });
+    expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(404);
+    await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u', cidr_list: '192.0.2.0/24' });
+    expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).json!.errors).toEqual(['role "other" does not exist']);
+    await writeRole(svc, 'other', { key_type: 'otp', default_user: 'u', cidr_list: '198.51.100.0/24', exclude_cidr_list: '0.0.0.0/0,::/0' });
     expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).status).toBe(204);
     expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).json!.data.roles).toEqual(['anywhere', 'other']);
     await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u', exclude_cidr_list: '172.16.0.0/12' });

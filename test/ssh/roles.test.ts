@@ -47,6 +47,7 @@ describe('roles', () => {
     ['no key_type', {}, /missing or invalid key_type/],
     ['an unknown key_type', { key_type: 'x509' }, /missing or invalid key_type/],
     ['a dynamic role whose key is not registered', { key_type: 'dynamic', key: 'ghost', admin_user: 'root', default_user: 'u', cidr_list: '10.0.0.0/8' }, /key "ghost" is not registered/],
+    ['an otp role with an admin_user', { key_type: 'otp', admin_user: 'root', default_user: 'u', cidr_list: '10.0.0.0/8' }, /^admin_user is not allowed on otp roles/],
     ['a port of the wrong type', { key_type: 'otp', default_user: 'u', cidr_list: '10.0.0.0/8', port: 'twenty' }, /field "port": expected an integer/],
     ['a port out of range', { key_type: 'otp', default_user: 'u', cidr_list: '10.0.0.0/8', port: 70000 }, /invalid port/],
     ['a boolean that is not one', { key_type: 'ca', allow_user_certificates: 'maybe' }, /field "allow_user_certificates": expected a boolean/],

@@ -60,7 +60,7 @@ export const configPaths = [
   }),
   definePath({
     pattern: 'config/zeroaddress',
-    fields: { roles: f.list({ default: [], description: 'Roles that accept any IP address (required on write).' }) },
+    fields: { roles: f.list({ default: [], description: 'Existing roles that accept any IP address (required on write).' }) },
     help: 'Roles that may issue credentials for any IP address.',
     operations: {
       read: async (req) => {
@@ -71,7 +71,11 @@ export const configPaths = [
       write: async (req) => {
         if (req.data.roles.length === 0) throw new BadRequest('missing roles');
         const roles = [...new Set(req.data.roles.map((r) => checkName(r, 'role')))];
-        await new SshStore(req.deps, req.mount.path).setZeroAddressRoles(roles);
+        const store = new SshStore(req.deps, req.mount.path);
+        for (const name of roles) {
+          if (!(await store.getRole(name))) throw new BadRequest(`role "${name}" does not exist`);
+        }
+        await store.setZeroAddressRoles(roles);
       },
       delete: async (req) => {
         await new SshStore(req.deps, req.mount.path).deleteZeroAddress();
