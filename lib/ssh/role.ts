@@ -35,7 +35,11 @@ export interface Role {
   keyIdFormat: string;
   allowedUserKeyLengths: KeyLengths;
   algorithmSigner: string;
+  /** Seconds a certificate is backdated by (ca roles); absent on roles stored before the field: the default. */
+  notBeforeDuration?: number;
 }
+
+export const DEFAULT_NOT_BEFORE_SECONDS = 30;
 
 export type RoleInput = Omit<Role, 'allowedUserKeyLengths' | 'keyType'> & { keyType: string; allowedUserKeyLengths: unknown };
 
@@ -142,5 +146,6 @@ function caRoleView(role: Role): Record<string, unknown> {
     key_id_format: role.keyIdFormat,
     allowed_user_key_lengths: role.allowedUserKeyLengths,
     algorithm_signer: role.algorithmSigner || 'default',
+    not_before_duration: role.notBeforeDuration ?? DEFAULT_NOT_BEFORE_SECONDS,
   };
 }

@@ -5,7 +5,7 @@ import { randomSerial, signCertificate, type CaSigner } from './certificate';
 import { checkKeyLength } from './key-lengths';
 import { hostPrincipals, userPrincipals, type Caller } from './principals';
 import { keyHash, parseUserKey, type UserKey } from './public-key';
-import type { Role } from './role';
+import { DEFAULT_NOT_BEFORE_SECONDS, type Role } from './role';
 import type { RsaSigner } from './ssh-key';
 
 export interface SignInput {
@@ -69,6 +69,12 @@ function certTypeOf(role: Role, certType: string): 'user' | 'host' {
   return certType;
 }
 
+/** now − the role's not_before_duration, never before the epoch. */
+function validAfter(now: bigint, role: Role): bigint {
+  const back = BigInt(role.notBeforeDuration ?? DEFAULT_NOT_BEFORE_SECONDS);
+  return now > back ? now - back : 0n;
+}
+
 export function signKey(role: Role, ca: CaSigner, input: SignInput, ctx: SignContext): Signed {
   if (role.keyType !== 'ca') throw new BadRequest(`role is not of key_type ca`);
   const certType = certTypeOf(role, input.certType);
@@ -86,7 +92,7 @@ export function signKey(role: Role, ca: CaSigner, input: SignInput, ctx: SignCon
       certType,
       keyId: certKeyId(role, input.keyId, key, ctx),
       principals,
-      validAfter: now - 30n,
+      validAfter: validAfter(now, role),
       validBefore: now + BigInt(ttl),
       criticalOptions: criticalOptions(role, input.criticalOptions),
       extensions: certType === 'user' ? extensions(role, input.extensions) : {},

@@ -33,6 +33,7 @@ describe('roles', () => {
       allow_bare_domains: false, allow_host_certificates: false, allow_subdomains: false, allow_user_key_ids: false, allow_user_certificates: true,
       allowed_critical_options: '', allowed_extensions: '', default_critical_options: { 'force-command': '/bin/date' }, default_extensions: { 'permit-pty': '' },
       max_ttl: '2h0m0s', ttl: '1h0m0s', key_type: 'ca', allowed_user_key_lengths: { rsa: [2048, 4096], ed25519: [0] }, algorithm_signer: 'default',
+      not_before_duration: 30,
     });
     for (const verb of ['LIST', 'GET']) {
       const list = await call(svc.app, verb, `/v1/ssh/roles${verb === 'GET' ? '?list=true' : ''}`, { token: svc.root });

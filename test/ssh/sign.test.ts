@@ -44,6 +44,21 @@ describe('sign/<role>: user certificates read by ssh-keygen -L', () => {
     expect(to! - from!).toBe((1800 + 30) * 1000);
   });
 
+  it.each([['2h', 7200], ['0', 0], [45, 45]] as const)('backdates ValidAfter by the role not_before_duration %s', async (nbd, seconds) => {
+    await writeRole(svc, 'backdated', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', default_user: 'alice', not_before_duration: nbd });
+    expect((await call(svc.app, 'GET', '/v1/ssh/roles/backdated', { token: svc.root })).json!.data.not_before_duration).toBe(seconds);
+    const r = await sign(svc, 'backdated', { public_key: keygen(dir, 'ed25519').pubText, ttl: '10m' });
+    expect(r.status).toBe(200);
+    const [from, to] = field(certInfo(r.json!.data.signed_key), 'Valid').replace(/^from /, '').split(' to ').map((t) => Date.parse(t));
+    expect(to! - from!).toBe((600 + seconds) * 1000);
+  });
+
+  it('refuses a not_before_duration that is not a duration', async () => {
+    const r = await call(svc.app, 'POST', '/v1/ssh/roles/badnbd', { token: svc.root, body: { key_type: 'ca', allow_user_certificates: true, not_before_duration: 'soon' } });
+    expect(r.status).toBe(400);
+    expect(r.json!.errors[0]).toMatch(/field "not_before_duration"/);
+  });
+
   it('puts requested principals, critical options, extensions and key id in the certificate', async () => {
     await writeRole(svc, 'free', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', allowed_extensions: '*', allow_user_key_ids: true });
     const k = keygen(dir, 'ed25519');

@@ -1,7 +1,7 @@
 /** The fields of a role write, and their mapping to the domain's role input. */
 import { f } from '../../http/fields';
 import type { FieldValues } from '../../http/fields';
-import type { RoleInput } from '../role';
+import { DEFAULT_NOT_BEFORE_SECONDS, type RoleInput } from '../role';
 
 export const roleFields = {
   name: f.pathParam({ description: 'Role name.' }),
@@ -32,6 +32,7 @@ export const roleFields = {
   key_id_format: f.string({ default: '', description: 'Key id template: {{token_display_name}}, {{role_name}}, {{public_key_hash}}.' }),
   allowed_user_key_lengths: f.any({ description: 'Key types mapped to permitted sizes.' }),
   algorithm_signer: f.string({ default: 'default', description: 'ssh-rsa, rsa-sha2-256, rsa-sha2-512 or default.' }),
+  not_before_duration: f.duration({ default: DEFAULT_NOT_BEFORE_SECONDS, description: 'How far back certificates start (ValidAfter = now minus this); default 30s.' }),
 };
 
 export type RoleFieldValues = FieldValues<typeof roleFields>;
@@ -65,5 +66,6 @@ export function roleInput(d: RoleFieldValues): RoleInput {
     keyIdFormat: d.key_id_format,
     allowedUserKeyLengths: d.allowed_user_key_lengths,
     algorithmSigner: d.algorithm_signer,
+    notBeforeDuration: d.not_before_duration,
   };
 }
