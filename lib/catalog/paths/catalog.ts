@@ -57,9 +57,10 @@ const serviceVisible = (access: CatalogAccess) => (s: ServiceRecord) => access.c
 
 async function services(ctx: CatalogCtx): Promise<CatalogReply> {
   const { kept, filtered } = readable(await ctx.catalog.instances(), serviceVisible(ctx.access));
-  const out: Record<string, string[]> = {};
-  for (const s of kept) out[s.service] = [...new Set([...(out[s.service] ?? []), ...s.tags])];
-  return { json: out, filtered };
+  // A Map: service names are the client's (`constructor`, `__proto__` are names like any other).
+  const tags = new Map<string, Set<string>>();
+  for (const s of kept) tags.set(s.service, new Set([...(tags.get(s.service) ?? []), ...s.tags]));
+  return { json: Object.fromEntries([...tags].map(([name, t]) => [name, [...t]])), filtered };
 }
 
 async function serviceNodes(ctx: CatalogCtx): Promise<CatalogReply> {
