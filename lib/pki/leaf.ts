@@ -44,7 +44,7 @@ export interface MountLimits {
 
 function checkRoleNames(role: Role, n: Names, serialNumber: string): void {
   if (n.commonName) checkNames(role, [n.commonName]);
-  checkNames(role, [...n.dns, ...n.email]);
+  checkNames(role, n.requested ?? [...n.dns, ...n.email]);
   checkIpSans(role, n.ip);
   checkUriSans(role, n.uri);
   checkOtherSans(role, n.other);

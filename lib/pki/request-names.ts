@@ -1,5 +1,6 @@
 /** The names a request asks for (CN and SANs), gathered from the request or from a CSR. */
 import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
 import { BadRequest } from '../errors';
 import type { AltNames } from './der/extensions';
 import { parseOtherSans, type OtherSan } from './names';
@@ -21,20 +22,51 @@ export interface Names {
   ip: string[];
   uri: string[];
   other: OtherSan[];
+  /** The alt names as requested, for the role's checks (those that are no SAN included). */
+  requested?: string[];
 }
 
 const uniq = (xs: string[]) => [...new Set(xs)];
 
-/** Splits alt names into DNS and email and adds the CN unless excluded. */
-export function gatherNames(r: NameRequest, fromCsr?: NameSet): Names {
-  const alt = fromCsr ? [...fromCsr.dns, ...fromCsr.email] : r.altNames;
-  const dns = alt.filter((n) => !n.includes('@'));
-  const email = alt.filter((n) => n.includes('@'));
-  const cn = r.commonName;
-  if (cn && !r.excludeCnFromSans) {
-    if (cn.includes('@')) email.unshift(cn);
-    else if (!isIP(cn)) dns.unshift(cn);
+const LABEL = '([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+/** A host name, optionally a `*.` wildcard, optionally a trailing dot: what may be a dNSName. */
+const DNS_NAME = new RegExp(`^(\\*\\.)?(${LABEL}\\.)*${LABEL}\\.?$`);
+
+/**
+ * The dNSName for a requested name, as the reference server decides: the name in ASCII (IDNA)
+ * when it is a host name or a `*.` wildcard, otherwise none (a person's or a CA's name such as
+ * "Example Root CA" is no dNSName, RFC 5280 section 4.2.1.6). IP addresses are never dNSNames.
+ */
+export function dnsNameOf(name: string): string | undefined {
+  if (isIP(name)) return undefined;
+  const star = name.startsWith('*.') ? '*.' : '';
+  const ascii = /^[\x21-\x7e]*$/.test(name) ? name : star + domainToASCII(name.slice(star.length));
+  return DNS_NAME.test(ascii) ? ascii : undefined;
+}
+
+function splitNames(names: string[], dns: string[], email: string[]): void {
+  for (const n of names) {
+    if (n.includes('@')) email.push(n);
+    else {
+      const d = dnsNameOf(n);
+      if (d) dns.push(d);
+    }
   }
+}
+
+/**
+ * The SANs of a request: alt names split into DNS and email (names that are neither are left
+ * out), and the CN first unless excluded. A CSR's own SANs (use_csr_sans) are kept as they are.
+ */
+export function gatherNames(r: NameRequest, fromCsr?: NameSet): Names {
+  const dns: string[] = [];
+  const email: string[] = [];
+  const cn = r.commonName;
+  if (cn && !r.excludeCnFromSans) splitNames([cn], dns, email);
+  if (fromCsr) {
+    dns.push(...fromCsr.dns);
+    email.push(...fromCsr.email);
+  } else splitNames(r.altNames, dns, email);
   return {
     commonName: cn,
     dns: uniq(dns),
@@ -42,6 +74,7 @@ export function gatherNames(r: NameRequest, fromCsr?: NameSet): Names {
     ip: uniq(fromCsr ? fromCsr.ip : r.ipSans),
     uri: uniq(fromCsr ? fromCsr.uri : r.uriSans),
     other: fromCsr ? fromCsr.other : parseOtherSans(r.otherSans),
+    requested: fromCsr ? [...fromCsr.dns, ...fromCsr.email] : r.altNames,
   };
 }
 
