@@ -17,8 +17,8 @@ const RSA_BITS = [2048, 3072, 4096];
 const EC_BITS: Record<number, string> = { 256: 'P-256', 384: 'P-384', 521: 'P-521' };
 const NAMED_EC: Record<string, number> = { 'ecdsa-sha2-nistp256': 256, 'ecdsa-sha2-nistp384': 384, 'ecdsa-sha2-nistp521': 521 };
 
-/** Generates a CA private key; key_bits 0 gives 4096-bit RSA or P-256. */
-export async function generateCaKey(o: GenerateOptions): Promise<KeyObject> {
+/** Generates a private key (a CA key, or the key pair of issue/<role>); key_bits 0 gives 4096-bit RSA or P-256. */
+export async function generateSshKey(o: GenerateOptions): Promise<KeyObject> {
   const type = o.keyType;
   if (type === 'ssh-rsa' || type === 'rsa') {
     const bits = o.keyBits || 4096;

@@ -2,7 +2,7 @@
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { generateCaKey, importCaKey } from '../ca-key';
+import { generateSshKey, importCaKey } from '../ca-key';
 import { checkName } from '../names';
 import { SshStore } from '../ssh-store';
 
@@ -32,7 +32,7 @@ export const configPaths = [
           await store.saveCa(importCaKey(d.private_key, d.public_key));
           return;
         }
-        const line = await store.saveCa(await generateCaKey({ keyType: d.key_type, keyBits: d.key_bits }));
+        const line = await store.saveCa(await generateSshKey({ keyType: d.key_type, keyBits: d.key_bits }));
         return { data: { public_key: line } };
       },
       read: async (req) => {

@@ -1,44 +1,81 @@
-/** sign/<role>: signs an SSH public key with the mount's CA under a ca role. */
+/** sign/<role> (sign a submitted SSH public key) and issue/<role> (generate a key pair and sign it), under a ca role. */
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath } from '../../http/path';
-import { signKey } from '../sign';
+import { definePath, type Req, type Result } from '../../http/path';
+import type { CaSigner } from '../certificate';
+import { issueKey } from '../issue';
+import type { Role } from '../role';
+import { signKey, type Signed, type SignContext } from '../sign';
 import { SshStore } from '../ssh-store';
+
+const certFields = {
+  name: f.pathParam({ description: 'Role name.' }),
+  ttl: f.duration({ description: 'Certificate TTL; at most the role max_ttl.' }),
+  valid_principals: f.list({ default: [], description: 'Users or hosts the certificate is valid for.' }),
+  cert_type: f.string({ default: 'user', description: 'user or host.' }),
+  key_id: f.string({ default: '', description: 'Key id (when the role allows it).' }),
+  critical_options: f.map({ description: 'Critical options.' }),
+  extensions: f.map({ description: 'Extensions.' }),
+};
+
+type NamedReq = Req<Pick<typeof certFields, 'name'>>;
+
+interface Signing {
+  role: Role;
+  ca: CaSigner;
+  ctx: SignContext;
+}
+
+async function signing(req: NamedReq): Promise<Signing> {
+  const store = new SshStore(req.deps, req.mount.path);
+  const name = req.data.name;
+  const role = await store.getRole(name);
+  if (!role) throw new BadRequest(`unknown role: ${name.slice(0, 128)}`);
+  const ca = await store.loadCa();
+  if (!ca) throw new BadRequest('no CA key is configured on this mount (config/ca)');
+  const ctx = { roleName: name, displayName: req.principal?.displayName ?? '', mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() };
+  return { role, ca, ctx };
+}
+
+/** The answer of both: the certificate, extra data, and a (non-renewable, nothing to revoke) lease. */
+async function answer(req: NamedReq, op: 'sign' | 'issue', signed: Signed, extra: Record<string, string> = {}): Promise<Result> {
+  const path = `${op}/${req.data.name}`;
+  const lease = await req.deps.leases.create({ mount: req.mount.path, engine: 'ssh', path, ttl: signed.ttl, maxTtl: signed.ttl, renewable: false, revoke: { kind: 'cert' }, owner: req.principal?.accessor ?? '' });
+  return {
+    data: { serial_number: signed.serialNumber, signed_key: signed.signedKey, ...extra },
+    lease: { id: lease.lease_id, duration: signed.ttl, renewable: false },
+  };
+}
 
 export const signPaths = [
   definePath({
     pattern: 'sign/:name',
-    fields: {
-      name: f.pathParam({ description: 'Role name.' }),
-      public_key: f.string({ required: true, description: 'The SSH public key to sign.' }),
-      ttl: f.duration({ description: 'Certificate TTL; at most the role max_ttl.' }),
-      valid_principals: f.list({ default: [], description: 'Users or hosts the certificate is valid for.' }),
-      cert_type: f.string({ default: 'user', description: 'user or host.' }),
-      key_id: f.string({ default: '', description: 'Key id (when the role allows it).' }),
-      critical_options: f.map({ description: 'Critical options.' }),
-      extensions: f.map({ description: 'Extensions.' }),
-    },
+    fields: { ...certFields, public_key: f.string({ required: true, description: 'The SSH public key to sign.' }) },
     help: 'Sign an SSH public key as a user or host certificate.',
     operations: {
       write: async (req) => {
-        const store = new SshStore(req.deps, req.mount.path);
-        const name = req.data.name;
-        const role = await store.getRole(name);
-        if (!role) throw new BadRequest(`unknown role: ${name.slice(0, 128)}`);
-        const ca = await store.loadCa();
-        if (!ca) throw new BadRequest('no CA key is configured on this mount (config/ca)');
+        const { role, ca, ctx } = await signing(req);
         const d = req.data;
-        const signed = signKey(
-          role,
-          ca,
-          { publicKey: d.public_key, ttl: d.ttl, validPrincipals: d.valid_principals, certType: d.cert_type, keyId: d.key_id, criticalOptions: d.critical_options, extensions: d.extensions },
-          { roleName: name, displayName: req.principal?.displayName ?? '', mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() },
-        );
-        const lease = await req.deps.leases.create({ mount: req.mount.path, engine: 'ssh', path: `sign/${name}`, ttl: signed.ttl, maxTtl: signed.ttl, renewable: false, revoke: { kind: 'cert' }, owner: req.principal?.accessor ?? '' });
-        return {
-          data: { serial_number: signed.serialNumber, signed_key: signed.signedKey },
-          lease: { id: lease.lease_id, duration: signed.ttl, renewable: false },
-        };
+        const input = { publicKey: d.public_key, ttl: d.ttl, validPrincipals: d.valid_principals, certType: d.cert_type, keyId: d.key_id, criticalOptions: d.critical_options, extensions: d.extensions };
+        return answer(req, 'sign', signKey(role, ca, input, ctx));
+      },
+    },
+  }),
+  definePath({
+    pattern: 'issue/:name',
+    fields: {
+      ...certFields,
+      key_type: f.string({ default: 'rsa', description: 'Key pair type: rsa, ec or ed25519 (or an OpenSSH type name).' }),
+      key_bits: f.int({ default: 0, min: 0, description: 'RSA size (0: 4096) or EC curve (0: 256).' }),
+    },
+    help: 'Generate a key pair and sign its public key as a user or host certificate.',
+    operations: {
+      write: async (req) => {
+        const { role, ca, ctx } = await signing(req);
+        const d = req.data;
+        const input = { keyType: d.key_type, keyBits: d.key_bits, ttl: d.ttl, validPrincipals: d.valid_principals, certType: d.cert_type, keyId: d.key_id, criticalOptions: d.critical_options, extensions: d.extensions };
+        const issued = await issueKey(role, ca, input, ctx);
+        return answer(req, 'issue', issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
       },
     },
   }),
