@@ -26,8 +26,11 @@ export interface LeaseBench {
   sshd: Sshd;
   /** The service's clock (ms); tests move it forward to make retries due. */
   clock: { now: number };
-  /** The dynamic-key account's authorized_keys, as sshd reads it. */
+  /** The dynamic-key account's authorized_keys file, and its content as sshd reads it. */
+  authorizedKeysFile: string;
   authorizedKeys(): string;
+  /** Role `gated` installs a key only once this file exists (uninstalls at once). */
+  installGate: string;
   close(): Promise<void>;
 }
 
@@ -63,20 +66,22 @@ export async function leaseBench(): Promise<LeaseBench> {
   rmSync(join(home, '.ssh'), { recursive: true, force: true });
   const sshd = await startSshd();
   const keysDir = tempDir();
+  const installGate = join(keysDir, 'install-gate');
   const close = async () => {
     await Promise.all([cloudA.close(), cloudB.close(), sshd.stop()]);
     rmSync(keysDir, { recursive: true, force: true });
   };
   try {
     await configurePki(svc);
-    await configureSsh(svc, sshd, keysDir);
+    await configureSsh(svc, sshd, keysDir, installGate);
     await configureClouds(svc, cloudA, cloudB);
   } catch (e) {
     await close();
     throw e;
   }
-  const keysFile = join(home, '.ssh/authorized_keys');
-  return { svc, cloudA, cloudB, sshd, clock, authorizedKeys: () => (existsSync(keysFile) ? readFileSync(keysFile, 'utf8') : ''), close };
+  const authorizedKeysFile = join(home, '.ssh/authorized_keys');
+  const authorizedKeys = () => (existsSync(authorizedKeysFile) ? readFileSync(authorizedKeysFile, 'utf8') : '');
+  return { svc, cloudA, cloudB, sshd, clock, authorizedKeysFile, authorizedKeys, installGate, close };
 }
 
 async function configurePki(svc: TestService) {
@@ -84,14 +89,30 @@ async function configurePki(svc: TestService) {
   await ok(svc, 'POST', 'pki/roles/leased', { allow_any_name: true, key_type: 'ec', ttl: '1h', generate_lease: true });
 }
 
-async function configureSsh(svc: TestService, sshd: Sshd, dir: string) {
+/** A reference-interface install script (`install|uninstall <key file> <authorized_keys>`) whose install waits for a gate file. */
+const gatedScript = (gate: string) => `#!/bin/sh
+set -eu
+op="$1"; keyfile="$2"; auth="$3"
+if [ "$op" = install ]; then
+  i=0; while [ ! -f '${gate}' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+  mkdir -p "$(dirname "$auth")"; touch "$auth"
+  cat "$keyfile" >> "$auth"
+elif [ -f "$auth" ]; then
+  grep -vxF -- "$(cat "$keyfile")" "$auth" > "$auth.new" || true
+  cat "$auth.new" > "$auth"; rm -f "$auth.new"
+fi
+`;
+
+async function configureSsh(svc: TestService, sshd: Sshd, dir: string, gate: string) {
   await ok(svc, 'POST', 'ssh/config/ca', { key_type: 'ed25519' });
   await ok(svc, 'POST', 'ssh/roles/users', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', default_user: 'alice', ttl: '30m' });
   await ok(svc, 'POST', 'ssh/roles/otp', { key_type: 'otp', default_user: 'ubuntu', cidr_list: '10.0.0.0/8' });
   const admin = keygen(dir, 'ed25519');
   writeFileSync(join(sshd.keysDir, 'root'), admin.pubText);
   await ok(svc, 'POST', 'ssh/keys/admin', { key: admin.privText });
-  await ok(svc, 'POST', 'ssh/roles/dyn', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: DYN_USER, cidr_list: '127.0.0.0/8', port: sshd.port });
+  const dyn = { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: DYN_USER, cidr_list: '127.0.0.0/8', port: sshd.port };
+  await ok(svc, 'POST', 'ssh/roles/dyn', dyn);
+  await ok(svc, 'POST', 'ssh/roles/gated', { ...dyn, install_script: gatedScript(gate) });
 }
 
 async function configureClouds(svc: TestService, cloudA: CloudAFake, cloudB: CloudBFake) {

@@ -18,10 +18,18 @@ export interface Issued {
   undone(): Promise<void>;
 }
 
+/** The request that creates a lease (a fresh body each time). */
+export interface LeaseRequest {
+  method: string;
+  path: string;
+  body?: () => unknown;
+}
+
 export interface EngineCase {
   name: string;
   /** The only rules (besides auth/token/create) a token holds to create the lease. */
   rules: Record<string, { capabilities: string[] }>;
+  request: LeaseRequest;
   issue(b: LeaseBench, token: string): Promise<Issued>;
 }
 
@@ -30,10 +38,13 @@ let seq = 0;
 
 export const removeKeys = () => rmSync(keyDir, { recursive: true, force: true });
 
-async function leased(b: LeaseBench, method: string, path: string, token: string, body?: unknown) {
-  const r = await call(b.svc.app, method, `/v1/${path}`, { token, ...(body !== undefined ? { body } : {}) });
-  expect(r.status, `${method} ${path}: ${r.text}`).toBe(200);
-  expect(r.json!.lease_id, `${path} gives a lease`).toMatch(/\/.+\//);
+export const send = (b: LeaseBench, req: LeaseRequest, token: string) =>
+  call(b.svc.app, req.method, `/v1/${req.path}`, { token, ...(req.body ? { body: req.body() } : {}) });
+
+async function leased(b: LeaseBench, req: LeaseRequest, token: string) {
+  const r = await send(b, req, token);
+  expect(r.status, `${req.method} ${req.path}: ${r.text}`).toBe(200);
+  expect(r.json!.lease_id, `${req.path} gives a lease`).toMatch(/\/.+\//);
   return r.json!;
 }
 
@@ -52,8 +63,9 @@ async function crlSerials(b: LeaseBench): Promise<string> {
 const pki: EngineCase = {
   name: 'PKI certificate (generate_lease)',
   rules: { 'pki/issue/leased': { capabilities: ['update'] } },
+  request: { method: 'POST', path: 'pki/issue/leased', body: () => ({ common_name: `t${seq++}.example.com` }) },
   async issue(b, token) {
-    const r = await leased(b, 'POST', 'pki/issue/leased', token, { common_name: `t${seq++}.example.com` });
+    const r = await leased(b, this.request, token);
     const serial = r.data.serial_number as string;
     const onCrl = `Serial Number: ${serial.replace(/:/g, '').toUpperCase()}`;
     return {
@@ -73,8 +85,9 @@ const pki: EngineCase = {
 const sshCert: EngineCase = {
   name: 'SSH signed certificate',
   rules: { 'ssh/sign/users': { capabilities: ['update'] } },
+  request: { method: 'POST', path: 'ssh/sign/users', body: () => ({ public_key: keygen(keyDir, 'ed25519').pubText }) },
   async issue(b, token) {
-    const r = await leased(b, 'POST', 'ssh/sign/users', token, { public_key: keygen(keyDir, 'ed25519').pubText });
+    const r = await leased(b, this.request, token);
     expect(r.data.signed_key).toMatch(/^ssh-ed25519-cert-v01@openssh.com /);
     // As the reference, the engine keeps nothing for a signed certificate: the lease is all there is.
     return { leaseId: r.lease_id, present: async () => undefined, undone: async () => undefined };
@@ -84,8 +97,9 @@ const sshCert: EngineCase = {
 const sshOtp: EngineCase = {
   name: 'SSH one-time password',
   rules: { 'ssh/creds/otp': { capabilities: ['update'] } },
+  request: { method: 'POST', path: 'ssh/creds/otp', body: () => ({ ip: '10.0.0.5' }) },
   async issue(b, token) {
-    const r = await leased(b, 'POST', 'ssh/creds/otp', token, { ip: '10.0.0.5' });
+    const r = await leased(b, this.request, token);
     const otp = r.data.key as string;
     return {
       leaseId: r.lease_id,
@@ -102,9 +116,10 @@ const sshOtp: EngineCase = {
 const sshDynamic: EngineCase = {
   name: 'SSH dynamic key',
   rules: { 'ssh/creds/dyn': { capabilities: ['update'] } },
+  request: { method: 'POST', path: 'ssh/creds/dyn', body: () => ({ ip: '127.0.0.1' }) },
   async issue(b, token) {
     const before = new Set(b.authorizedKeys().split('\n'));
-    const r = await leased(b, 'POST', 'ssh/creds/dyn', token, { ip: '127.0.0.1' });
+    const r = await leased(b, this.request, token);
     const added = b.authorizedKeys().split('\n').filter((l) => l && !before.has(l));
     expect(added).toHaveLength(1);
     const line = added[0]!;
@@ -119,8 +134,9 @@ const sshDynamic: EngineCase = {
 const cloudA: EngineCase = {
   name: 'cloud-A service principal',
   rules: { 'cloud-a/creds/dyn': { capabilities: ['read'] } },
+  request: { method: 'GET', path: 'cloud-a/creds/dyn' },
   async issue(b, token) {
-    const r = await leased(b, 'GET', 'cloud-a/creds/dyn', token);
+    const r = await leased(b, this.request, token);
     const clientId = r.data.client_id as string;
     const s = b.cloudA.state;
     const held = () => ({
@@ -138,8 +154,9 @@ const cloudA: EngineCase = {
 const cloudB: EngineCase = {
   name: 'cloud-B access key',
   rules: { 'cloud-b/creds/ops': { capabilities: ['read'] } },
+  request: { method: 'GET', path: 'cloud-b/creds/ops' },
   async issue(b, token) {
-    const r = await leased(b, 'GET', 'cloud-b/creds/ops', token);
+    const r = await leased(b, this.request, token);
     const keyId = r.access_key as string;
     const s = b.cloudB.state;
     const user = s.keys.get(keyId)?.userName ?? '';

@@ -6,11 +6,12 @@
  * undone what each created, and no token of the tree answers. When the engine's revocation
  * fails, the token is revoked all the same and the lease stays for the sweeper to finish.
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweep } from '../../lib/sys/sweeper';
 import { call } from '../helpers/service';
 import { leaseBench, type LeaseBench } from './token-leases-bench';
-import { CLOUD_ENGINES, ENGINES, removeKeys, type EngineCase, type Issued } from './token-leases-engines';
+import { CLOUD_ENGINES, ENGINES, removeKeys, send, type EngineCase, type Issued } from './token-leases-engines';
 
 let b: LeaseBench;
 beforeAll(async () => {
@@ -139,6 +140,19 @@ describe.each(ENGINES)('$name: revoking the token that created the lease', (engi
     expect(await leaseStatus(childs.leaseId)).toBe(400);
     await childs.undone();
   });
+
+  it('a token on its last use gets no leased secret, and no lease stays', async () => {
+    const token = await mint(b.svc.root, [await policyFor(engine)], { num_uses: 1 });
+    const prefix = `${engine.request.path}/`;
+    const before = await b.svc.deps.leases.list(prefix);
+    const r = await send(b, engine.request, token.token);
+    // The reference answers 400 "Secret cannot be returned; token had one use left, ...": a 4xx naming it.
+    expect(r.status, r.text).toBeGreaterThanOrEqual(400);
+    expect(r.status, r.text).toBeLessThan(500);
+    expect(r.json!.errors[0]).toMatch(/revoked|use/);
+    expect(await b.svc.deps.leases.list(prefix)).toEqual(before);
+    expect(await selfStatus(token)).toBe(403);
+  });
 });
 
 describe('an engine whose revocation fails', () => {
@@ -170,5 +184,42 @@ describe('an engine whose revocation fails', () => {
     b.clock.now += 3600_000;
     await sweep(b.svc.deps, 10_000);
     await expectRevoked(tree);
+  });
+});
+
+/**
+ * Known defect, skipped unless LATCHKEY_KNOWN_BUGS=run: a dynamic key whose token is revoked
+ * while its install script runs is installed after the revocation uninstalled it, and stays
+ * with no lease (the request answers 400 "invalid lease"). The install here waits for a gate
+ * the test opens only after the revocation answered, so the order is fixed, not timed.
+ */
+describe.skipIf(process.env.LATCHKEY_KNOWN_BUGS !== 'run')('a token revoked while its lease is being created', () => {
+  it('SSH dynamic key: no key stays installed and no lease stays', async () => {
+    const rules = { 'ssh/creds/gated': { capabilities: ['update'] } };
+    expect((await api('PUT', 'sys/policy/gated', b.svc.root, { policy: JSON.stringify({ path: rules }) })).status).toBe(204);
+    const holder = await mint(b.svc.root, ['gated']);
+    const keysBefore = b.authorizedKeys();
+    const pending = api('POST', 'ssh/creds/gated', holder.token, { ip: '127.0.0.1' });
+    const leased = async () => (await api('LIST', 'sys/leases/lookup/ssh/creds/gated', b.svc.root)).json?.data?.keys?.length ?? 0;
+    for (let i = 0; i < 400 && !(await leased()); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await leased(), 'the lease is written before the install').toBe(1);
+    expect((await api('POST', 'auth/token/revoke', b.svc.root, { token: holder.token })).status).toBe(204);
+    writeFileSync(b.installGate, '');
+    const r = await pending;
+    const keysAfter = b.authorizedKeys();
+    // Not left for the check below: the known defect is reported once, here.
+    if (keysAfter !== keysBefore) writeFileSync(b.authorizedKeysFile, keysBefore);
+    expect(keysAfter, 'a key installed after its token was revoked').toBe(keysBefore);
+    expect(await leased()).toBe(0);
+    if (r.status !== 200) expect(r.json!.errors[0], r.text).toMatch(/revoked/);
+  });
+});
+
+describe('after every case above', () => {
+  it('nothing any revoked token created is left: no lease, no cloud object, no installed key', async () => {
+    for (const mount of ['pki/', 'ssh/', 'cloud-a/', 'cloud-b/']) expect(await b.svc.deps.leases.list(mount), mount).toEqual([]);
+    expect(b.cloudA.state.leftovers({ apps: [b.cloudA.root.objectId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+    expect(b.cloudB.state.leftovers()).toEqual({ users: [], customPolicies: [], accessKeys: [] });
+    expect(b.authorizedKeys().trim()).toBe('');
   });
 });
