@@ -38,10 +38,15 @@ export class Policies {
 
   constructor(private readonly part: Partition) {}
 
+  /**
+   * A policy name as a path names it. The reference folds names to lower case after the policy
+   * check, so `sys/policy/ADMIN` reached `admin` past a deny on `sys/policy/admin`: here a name
+   * has one spelling, and an upper-case one is refused.
+   */
   static checkName(name: string): string {
-    const n = name.toLowerCase();
-    if (!NAME.test(n)) throw new BadRequest(`invalid policy name "${name}": use letters, digits and _ . @ - (at most 128)`);
-    return n;
+    if (!NAME.test(name.toLowerCase())) throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
+    if (name !== name.toLowerCase()) throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": policy names are lower case; use "${name.toLowerCase().slice(0, 64)}"`);
+    return name;
   }
 
   async list(): Promise<string[]> {
@@ -76,7 +81,7 @@ export class Policies {
   }
 
   async delete(name: string): Promise<void> {
-    const n = name.toLowerCase();
+    const n = Policies.checkName(name);
     if (n === 'root' || n === 'default' || n === RESPONSE_WRAPPING_POLICY) throw new BadRequest(`cannot delete the ${n} policy`);
     await this.part.delete(`policy/${n}`);
     this.cache.delete(n);

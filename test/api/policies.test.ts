@@ -12,7 +12,7 @@ const doc = (paths: Record<string, string[]>) =>
 
 describe('sys/policy', () => {
   it('writes (string or object), reads back as a string, lists and deletes', async () => {
-    expect((await call(svc.app, 'PUT', '/v1/sys/policy/Readers', { token: svc.root, body: { policy: doc({ 'sys/mounts': ['read'] }) } })).status).toBe(204);
+    expect((await call(svc.app, 'PUT', '/v1/sys/policy/readers', { token: svc.root, body: { policy: doc({ 'sys/mounts': ['read'] }) } })).status).toBe(204);
     expect((await call(svc.app, 'POST', '/v1/sys/policy/objects', { token: svc.root, body: { policy: { path: { 'a/*': { capabilities: ['list'] } } } } })).status).toBe(204);
     const read = await call(svc.app, 'GET', '/v1/sys/policy/readers', { token: svc.root });
     expect(read.json!.data).toMatchObject({ name: 'readers', policy: doc({ 'sys/mounts': ['read'] }) });
@@ -21,6 +21,24 @@ describe('sys/policy', () => {
     expect(list.json!.data.keys).toEqual(expect.arrayContaining(['default', 'objects', 'readers', 'root']));
     expect((await call(svc.app, 'DELETE', '/v1/sys/policy/readers', { token: svc.root })).status).toBe(204);
     expect(await call(svc.app, 'GET', '/v1/sys/policy/readers', { token: svc.root })).toMatchObject({ status: 404, json: { errors: [] } });
+  });
+
+  it('has one spelling per name: upper case is refused, so a deny on sys/policy/<name> cannot be read past', async () => {
+    await call(svc.app, 'PUT', '/v1/sys/policy/secretive', { token: svc.root, body: { policy: doc({ 'a/*': ['read'] }) } });
+    await call(svc.app, 'PUT', '/v1/sys/policy/peeker', {
+      token: svc.root,
+      body: { policy: JSON.stringify({ path: { 'sys/policy/*': { capabilities: ['read', 'update', 'delete'] }, 'sys/policy/secretive': { capabilities: ['deny'] } } }) },
+    });
+    const t = await tokenWith(svc, ['peeker']);
+    expect((await call(svc.app, 'GET', '/v1/sys/policy/secretive', { token: t })).status).toBe(403);
+    for (const spelling of ['SECRETIVE', 'Secretive', 'secretivE']) {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const r = await call(svc.app, method, `/v1/sys/policy/${spelling}`, { token: t, ...(method === 'PUT' ? { body: { policy: doc({ 'x/*': ['read'] }) } } : {}) });
+        expect(r.status, `${method} ${spelling}`).toBe(400);
+        expect(r.json!.errors[0]).toMatch(/policy names are lower case/);
+      }
+    }
+    expect((await call(svc.app, 'GET', '/v1/sys/policy/secretive', { token: svc.root })).json!.data.policy).toBe(doc({ 'a/*': ['read'] }));
   });
 
   it('refuses bad documents, names, and changes to built-ins', async () => {

@@ -6,6 +6,7 @@ import { BadRequest, NotFound } from '../../errors';
 import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
+import { Policies } from '../policies';
 import { capabilitiesFor, type Capability } from '../policy-rules';
 
 const documentFields = {
@@ -17,7 +18,7 @@ const documentFields = {
 type DocumentReq = Req<typeof documentFields>;
 
 async function readPolicy(req: DocumentReq): Promise<{ name: string; policy: string }> {
-  const name = req.data.name.toLowerCase();
+  const name = Policies.checkName(req.data.name);
   const policy = await req.deps.policies.read(name);
   if (policy === undefined) throw new NotFound();
   return { name, policy };
