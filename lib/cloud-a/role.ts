@@ -58,22 +58,24 @@ function text(field: string, i: number, e: Record<string, unknown>, key: string,
   return v;
 }
 
-export function parseRoles(raw: unknown): AssignedRole[] {
-  return jsonArray('cloud_a_roles', raw).map((e, i) => {
-    const scope = text('cloud_a_roles', i, e, 'scope', SCOPE);
-    const roleName = text('cloud_a_roles', i, e, 'role_name', /^[^\u0000-\u001f]{1,256}$/);
-    const roleId = text('cloud_a_roles', i, e, 'role_id', ID);
-    if (!scope) throw new BadRequest(`cloud_a_roles: entry ${i} needs a "scope"`);
-    if (!roleName && !roleId) throw new BadRequest(`cloud_a_roles: entry ${i} needs "role_name" or "role_id"`);
+/** `field`: the name the client used (`cloud_a_roles` or the reference plugin's `azure_roles`), for messages. */
+export function parseRoles(raw: unknown, field = 'cloud_a_roles'): AssignedRole[] {
+  return jsonArray(field, raw).map((e, i) => {
+    const scope = text(field, i, e, 'scope', SCOPE);
+    const roleName = text(field, i, e, 'role_name', /^[^\u0000-\u001f]{1,256}$/);
+    const roleId = text(field, i, e, 'role_id', ID);
+    if (!scope) throw new BadRequest(`${field}: entry ${i} needs a "scope"`);
+    if (!roleName && !roleId) throw new BadRequest(`${field}: entry ${i} needs "role_name" or "role_id"`);
     return { roleName, roleId, scope };
   });
 }
 
-export function parseGroups(raw: unknown): JoinedGroup[] {
-  return jsonArray('cloud_a_groups', raw).map((e, i) => {
-    const groupName = text('cloud_a_groups', i, e, 'group_name', /^[^\u0000-\u001f]{1,256}$/);
-    const objectId = text('cloud_a_groups', i, e, 'object_id', /^[A-Za-z0-9-]{1,64}$/);
-    if (!groupName && !objectId) throw new BadRequest(`cloud_a_groups: entry ${i} needs "group_name" or "object_id"`);
+/** `field`: `cloud_a_groups` or the reference plugin's `azure_groups`. */
+export function parseGroups(raw: unknown, field = 'cloud_a_groups'): JoinedGroup[] {
+  return jsonArray(field, raw).map((e, i) => {
+    const groupName = text(field, i, e, 'group_name', /^[^\u0000-\u001f]{1,256}$/);
+    const objectId = text(field, i, e, 'object_id', /^[A-Za-z0-9-]{1,64}$/);
+    if (!groupName && !objectId) throw new BadRequest(`${field}: entry ${i} needs "group_name" or "object_id"`);
     return { groupName, objectId };
   });
 }

@@ -53,6 +53,8 @@ describe('python3-hvac', () => {
     expect(out.a_config).toMatchObject({ subscription_id: a.state.subscriptionId, tenant_id: a.state.tenantId, client_id: a.root.clientId });
     expect(out.a_config).not.toHaveProperty('client_secret');
     expect(out.a_roles).toEqual(['web']);
+    expect(out.a_role).toMatchObject({ ttl: 3600, azure_roles: [{ role_name: 'Reader', scope: `/subscriptions/${a.state.subscriptionId}` }], azure_groups: [] });
+    expect(out.a_role.cloud_a_roles).toEqual(out.a_role.azure_roles);
     expect(out.a_creds.client_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(a.state.authenticate(out.a_creds.client_id, out.a_creds.client_secret)).not.toBe('bad-secret');
     expect(out.a_lease).toBe(3600);

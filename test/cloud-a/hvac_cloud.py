@@ -13,7 +13,11 @@ c.secrets.azure.configure(
     subscription_id=e["SUB"], tenant_id=e["TENANT"], client_id=e["CLIENT_ID"], client_secret=e["CLIENT_SECRET"], mount_point="cloud-a"
 )
 out["a_config"] = c.secrets.azure.read_config(mount_point="cloud-a")
-c.write("cloud-a/roles/web", cloud_a_roles=json.dumps([{"role_name": "Reader", "scope": "/subscriptions/" + e["SUB"]}]), ttl="1h")
+# hvac's own role writer sends the reference plugin's field name, azure_roles (an alias of cloud_a_roles).
+c.secrets.azure.create_or_update_role(
+    name="web", azure_roles=[{"role_name": "Reader", "scope": "/subscriptions/" + e["SUB"]}], ttl="1h", mount_point="cloud-a"
+)
+out["a_role"] = c.read("cloud-a/roles/web")["data"]
 out["a_roles"] = c.secrets.azure.list_roles(mount_point="cloud-a")["keys"]
 out["a_creds"] = c.secrets.azure.generate_credentials(name="web", mount_point="cloud-a")
 full = c.read("cloud-a/creds/web")

@@ -80,6 +80,32 @@ describe('cloud-a roles: bad input', () => {
     expect(r.status).toBe(204);
   });
 
+  it('accepts the reference plugin\'s azure_roles / azure_groups as aliases and reads back under both names', async () => {
+    const group = b.fake.state.addGroup('alias-group');
+    const w = await req('POST', 'roles/alias', { azure_roles: JSON.stringify([{ role_name: 'Reader', scope: sub() }]), azure_groups: [{ group_name: 'alias-group' }] });
+    expect(w.status).toBe(204);
+    const d = (await req('GET', 'roles/alias')).json!.data;
+    expect(d.azure_roles).toEqual([{ role_name: 'Reader', role_id: expect.stringMatching(/roleDefinitions\//), scope: sub() }]);
+    expect(d.azure_groups).toEqual([{ group_name: 'alias-group', object_id: group.id }]);
+    expect(d.cloud_a_roles).toEqual(d.azure_roles);
+    expect(d.cloud_a_groups).toEqual(d.azure_groups);
+    // Written under the canonical name, read back under the alias too.
+    expect((await req('POST', 'roles/alias', { cloud_a_roles: contributor(b), cloud_a_groups: '' })).status).toBe(204);
+    const again = (await req('GET', 'roles/alias')).json!.data;
+    expect([again.azure_roles[0].role_name, again.azure_groups]).toEqual(['Contributor', []]);
+  });
+
+  it.each([
+    [() => ({ azure_roles: contributor(b), cloud_a_roles: contributor(b) }), 'azure_roles is an alias of cloud_a_roles: give one of them, not both'],
+    [() => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[]', azure_groups: '[]' }), 'azure_groups is an alias of cloud_a_groups: give one of them, not both'],
+    [{ azure_roles: '[{oops' }, 'error parsing azure_roles: not valid JSON'],
+    [{ azure_roles: '[{"role_name":"Reader"}]' }, 'azure_roles: entry 0 needs a "scope"'],
+    [() => ({ azure_roles: contributor(b), azure_groups: '[{}]' }), 'azure_groups: entry 0 needs "group_name" or "object_id"'],
+  ])('refuses alias misuse %#, naming the field the client used', async (body, message) => {
+    const r = await req('POST', 'roles/badalias', typeof body === 'function' ? body() : body);
+    expect(r).toMatchObject({ status: 400, json: { errors: [message] } });
+  });
+
   it('warns that cloud_a_roles are ignored beside application_object_id', async () => {
     const app = b.fake.state.createApplication('warn-app');
     const r = await req('POST', 'roles/warn', { application_object_id: app.id, cloud_a_roles: contributor(b) });

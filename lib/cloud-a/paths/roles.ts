@@ -13,25 +13,34 @@ const fields = {
   name: f.pathParam(),
   cloud_a_roles: f.any({ description: 'JSON array of {scope, role_name | role_id} to assign to each generated principal.' }),
   cloud_a_groups: f.any({ description: 'JSON array of {group_name | object_id} each generated principal joins.' }),
+  azure_roles: f.any({ description: 'The reference plugin\'s name for cloud_a_roles (an alias; give one of the two).' }),
+  azure_groups: f.any({ description: 'The reference plugin\'s name for cloud_a_groups (an alias; give one of the two).' }),
   application_object_id: f.string({ description: 'An existing application: creds add a password to it instead.' }),
   ttl: f.duration({ description: 'Default lease TTL.' }),
   max_ttl: f.duration({ description: 'Maximum lease TTL.' }),
 };
 type R = Req<typeof fields>;
 
-const roleData = (r: Role) => ({
-  ttl: r.ttl,
-  max_ttl: r.maxTtl,
-  cloud_a_roles: r.cloudARoles.map((x) => ({ role_name: x.roleName, role_id: x.roleId, scope: x.scope })),
-  cloud_a_groups: r.cloudAGroups.map((g) => ({ group_name: g.groupName, object_id: g.objectId })),
-  application_object_id: r.applicationObjectId,
-});
+/** Read back under both names: Latchkey's and the reference plugin's (`azure_roles`, `azure_groups`). */
+function roleData(r: Role) {
+  const roles = r.cloudARoles.map((x) => ({ role_name: x.roleName, role_id: x.roleId, scope: x.scope }));
+  const groups = r.cloudAGroups.map((g) => ({ group_name: g.groupName, object_id: g.objectId }));
+  return { ttl: r.ttl, max_ttl: r.maxTtl, cloud_a_roles: roles, cloud_a_groups: groups, azure_roles: roles, azure_groups: groups, application_object_id: r.applicationObjectId };
+}
+
+/** The value given under a field or its alias (never both): the name used, for messages, and the value. */
+function aliased(d: R['data'], name: 'cloud_a_roles' | 'cloud_a_groups', alias: 'azure_roles' | 'azure_groups'): [string, unknown] {
+  if (d[name] !== undefined && d[alias] !== undefined) throw new BadRequest(`${alias} is an alias of ${name}: give one of them, not both`);
+  return d[alias] !== undefined ? [alias, d[alias]] : [name, d[name]];
+}
 
 /** The role as written: given fields over the stored role, checked locally. */
 function merged(d: R['data'], cur: Role | undefined): Role {
+  const [rolesField, rolesRaw] = aliased(d, 'cloud_a_roles', 'azure_roles');
+  const [groupsField, groupsRaw] = aliased(d, 'cloud_a_groups', 'azure_groups');
   const role: Role = {
-    cloudARoles: d.cloud_a_roles !== undefined ? parseRoles(d.cloud_a_roles) : (cur?.cloudARoles ?? []),
-    cloudAGroups: d.cloud_a_groups !== undefined ? parseGroups(d.cloud_a_groups) : (cur?.cloudAGroups ?? []),
+    cloudARoles: rolesRaw !== undefined ? parseRoles(rolesRaw, rolesField) : (cur?.cloudARoles ?? []),
+    cloudAGroups: groupsRaw !== undefined ? parseGroups(groupsRaw, groupsField) : (cur?.cloudAGroups ?? []),
     applicationObjectId: d.application_object_id ?? cur?.applicationObjectId ?? '',
     applicationId: cur?.applicationId ?? '',
     ttl: d.ttl ?? cur?.ttl ?? 0,
