@@ -1,25 +1,44 @@
-/** The mount's CRL: rebuilt from the `revoked` index on every revocation, signed by the issuer. */
+/**
+ * The mount's CRL: rebuilt from the `revoked` index on every revocation and whenever the CA
+ * changes (a new root, config/ca, set-signed), signed by the CA that serves it and listing only
+ * the certificates that CA issued.
+ */
 import type { Deps } from '../deps';
 import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
 import { mutate, type Json, type Partition } from '../store/store';
 import { DEFAULT_CRL, readConfig } from './config';
 import { buildCrl, type RevokedEntry } from './der/crl';
-import { loadIssuer } from './issuer';
+import { readCertificate } from './certs';
+import { cachedCa, loadIssuer } from './issuer';
+import { caIdOf, issuedBy, issuerIdOf } from './issuer-id';
+import { parseCertificate } from './parse';
 import { REVOKED_INDEX, type RevokedRecord } from './storage';
 
 interface CrlRecord {
   [k: string]: Json;
   der: string;
   number: number;
+  /** The serial of the CA certificate it was built for (missing on CRLs of earlier versions). */
+  ca: string;
 }
 
-async function revokedEntries(part: Partition, disabled: boolean): Promise<RevokedEntry[]> {
+/** Whether the revoked certificate was issued by the CA `caId` (records of old: from the certificate). */
+async function issuedByCa(part: Partition, r: RevokedRecord, caId: string): Promise<boolean> {
+  if (r.issuer) return issuedBy(r.issuer, caId);
+  const cert = await readCertificate(part, Buffer.from(r.serial, 'hex'));
+  if (!cert) return true;
+  return issuedBy(issuerIdOf(parseCertificate(Buffer.from(cert.der, 'base64'))), caId);
+}
+
+async function revokedEntries(part: Partition, disabled: boolean, caId: string): Promise<RevokedEntry[]> {
   if (disabled) return [];
   const out: RevokedEntry[] = [];
   let cursor: string | undefined;
   do {
     const page = await part.queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000, ...(cursor ? { cursor } : {}) });
-    for (const i of page.items) out.push({ serial: Buffer.from(i.value.serial, 'hex'), revokedAt: i.value.revokedAt });
+    for (const i of page.items) {
+      if (await issuedByCa(part, i.value, caId)) out.push({ serial: Buffer.from(i.value.serial, 'hex'), revokedAt: i.value.revokedAt });
+    }
     cursor = page.cursor;
   } while (cursor);
   return out;
@@ -67,19 +86,19 @@ async function buildAndStore(deps: Deps, part: Partition): Promise<Buffer> {
         thisUpdate: now,
         nextUpdate: now + config.expiry * 1000,
         number: (current?.number ?? 0) + 1,
-        revoked: await revokedEntries(part, config.disable),
+        revoked: await revokedEntries(part, config.disable, caIdOf({ ...issuer.cert, spki: issuer.signer.spki })),
       },
       issuer.signer,
       signatureAlgorithm(issuer.signer),
     );
-    return { der: der.toString('base64'), number: (current?.number ?? 0) + 1 };
+    return { der: der.toString('base64'), number: (current?.number ?? 0) + 1, ca: issuer.record.serial };
   });
   return der;
 }
 
-/** The current CRL, built on first need. */
+/** The current CRL, built on first need and again when the CA that serves it has changed. */
 export async function currentCrl(deps: Deps, part: Partition): Promise<Buffer> {
-  const item = await part.get<CrlRecord>('crl/current');
-  if (item) return Buffer.from(item.value.der, 'base64');
+  const [item, ca] = await Promise.all([part.get<CrlRecord>('crl/current'), cachedCa(deps, part)]);
+  if (item && (!ca?.key || item.value.ca === ca.serial)) return Buffer.from(item.value.der, 'base64');
   return rebuildCrl(deps, part);
 }

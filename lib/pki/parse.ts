@@ -177,6 +177,7 @@ export function parseCertificate(der: Buffer): ParsedCert {
       isCa: c.isCa,
       ...(c.pathLen !== undefined ? { pathLen: c.pathLen } : {}),
       ...(c.subjectKeyId ? { subjectKeyId: c.subjectKeyId } : {}),
+      ...(c.authorityKeyId ? { authorityKeyId: c.authorityKeyId } : {}),
     };
   });
 }

@@ -9,6 +9,7 @@ import { mutate, type Json, type Partition } from '../store/store';
 import { certKey } from './certs';
 import { rebuildCrl } from './crl';
 import { readCa } from './issuer';
+import { issuerIdOf } from './issuer-id';
 import { parseCertificate } from './parse';
 import { onePem } from './pem';
 import { serialKey } from './serial';
@@ -23,7 +24,8 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer):
   }
   const cert = await part.get<CertRecord>(certKey(serial));
   if (!cert) throw new BadRequest(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);
-  const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter };
+  const issuer = issuerIdOf(parseCertificate(Buffer.from(cert.value.der, 'base64')));
+  const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter, issuer };
   try {
     await part.put(`revoked/${key}`, record as unknown as Json, { ifAbsent: true, index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) } });
   } catch (e) {

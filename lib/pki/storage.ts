@@ -41,6 +41,8 @@ export interface RevokedRecord {
   serial: string;
   revokedAt: number;
   notAfter: number;
+  /** The certificate's issuer (issuer-id.ts); absent on records of earlier versions. */
+  issuer?: string;
 }
 
 export const partitionOf = (deps: Deps, mount: string): Partition => deps.store.partition(`pki/${mount}`);

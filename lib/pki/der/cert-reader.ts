@@ -26,10 +26,13 @@ export interface CertParts {
   isCa: boolean;
   pathLen?: number;
   subjectKeyId?: Buffer;
+  /** The authorityKeyIdentifier's keyIdentifier, when present. */
+  authorityKeyId?: Buffer;
 }
 
 const BASIC_CONSTRAINTS = oid('2.5.29.19').toString('hex');
 const SUBJECT_KEY_ID = oid('2.5.29.14').toString('hex');
+const AUTHORITY_KEY_ID = oid('2.5.29.35').toString('hex');
 
 const TIME = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:\.\d+)?Z$/;
 
@@ -88,6 +91,10 @@ export function readCert(der: Buffer): CertParts {
       const value = expect(parts[parts.length - 1], 0x04, 'extension value').value;
       if (id === BASIC_CONSTRAINTS) Object.assign(out, basicConstraints(value));
       else if (id === SUBJECT_KEY_ID) out.subjectKeyId = expect(readTlv(value), 0x04, 'subjectKeyIdentifier').value;
+      else if (id === AUTHORITY_KEY_ID) {
+        const keyId = children(expect(readTlv(value), 0x30, 'authorityKeyIdentifier').value).find((c) => c.tag === 0x80);
+        if (keyId) out.authorityKeyId = keyId.value;
+      }
     }
   }
   return out;
