@@ -7,7 +7,7 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Json } from '../store/store';
 import type { Leases } from '../sys/leases';
-import { BadRequest } from '../errors';
+import { BadRequest, PermissionDenied } from '../errors';
 import { runScript, RemoteError, type RemoteHost } from './remote';
 import type { Role } from './role';
 import { publicLine } from './ssh-key';
@@ -62,8 +62,28 @@ export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDyna
     await abandon(host, revoke, leases, lease.lease_id, e);
     throw e;
   }
-  await leases.update(lease.lease_id, { ...revoke, phase: 'installed' });
+  try {
+    await leases.update(lease.lease_id, { ...revoke, phase: 'installed' });
+  } catch (e) {
+    if (await leases.exists(lease.lease_id)) throw e;
+    await undoOrphanedInstall(host, revoke, leases, o);
+    throw new PermissionDenied('permission denied: the token was revoked');
+  }
   return { privateKey: privateKey.export({ format: 'pem', type: 'pkcs1' }).toString(), lease };
+}
+
+/**
+ * The lease went while the script ran (its token was revoked: the uninstall ran before the
+ * install). Uninstall now; if that fails, a fresh lease due at once makes the sweeper retry it,
+ * so the key is never left on the host with nothing to remove it.
+ */
+async function undoOrphanedInstall(host: RemoteHost, r: DynamicRevoke, leases: Leases, o: IssueDynamic): Promise<void> {
+  try {
+    await runScript(host, { op: 'uninstall', keyLine: r.key_line, username: r.username, script: r.install_script });
+  } catch {
+    const installed: DynamicRevoke = { ...r, phase: 'installed' };
+    await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: 1, maxTtl: 1, renewable: false, revoke: installed, owner: '' });
+  }
 }
 
 /** After a failed install: undo what the script may have done, then drop the lease. */

@@ -188,12 +188,12 @@ describe('an engine whose revocation fails', () => {
 });
 
 /**
- * Known defect, skipped unless LATCHKEY_KNOWN_BUGS=run: a dynamic key whose token is revoked
- * while its install script runs is installed after the revocation uninstalled it, and stays
- * with no lease (the request answers 400 "invalid lease"). The install here waits for a gate
- * the test opens only after the revocation answered, so the order is fixed, not timed.
+ * A dynamic key whose token is revoked while its install script runs: the revocation's uninstall
+ * runs before the install, so the issue path must uninstall itself and answer 403, leaving no key
+ * and no lease. The install here waits for a gate the test opens only after the revocation
+ * answered, so the order is fixed, not timed.
  */
-describe.skipIf(process.env.LATCHKEY_KNOWN_BUGS !== 'run')('a token revoked while its lease is being created', () => {
+describe('a token revoked while its lease is being created', () => {
   it('SSH dynamic key: no key stays installed and no lease stays', async () => {
     const rules = { 'ssh/creds/gated': { capabilities: ['update'] } };
     expect((await api('PUT', 'sys/policy/gated', b.svc.root, { policy: JSON.stringify({ path: rules }) })).status).toBe(204);
