@@ -80,8 +80,18 @@ export class Policies {
     this.cache.delete(n);
   }
 
+  /**
+   * A name a read or delete gives: the same one spelling (upper case refused), but a name no
+   * policy can have is simply not found (undefined), as the reference answers it.
+   */
+  static lookupName(name: string): string | undefined {
+    if (name !== name.toLowerCase() && NAME.test(name.toLowerCase())) Policies.checkName(name);
+    return NAME.test(name) ? name : undefined;
+  }
+
   async delete(name: string): Promise<void> {
-    const n = Policies.checkName(name);
+    const n = Policies.lookupName(name);
+    if (n === undefined) return;
     if (n === 'root' || n === 'default' || n === RESPONSE_WRAPPING_POLICY) throw new BadRequest(`cannot delete the ${n} policy`);
     await this.part.delete(`policy/${n}`);
     this.cache.delete(n);

@@ -18,9 +18,9 @@ const documentFields = {
 type DocumentReq = Req<typeof documentFields>;
 
 async function readPolicy(req: DocumentReq): Promise<{ name: string; policy: string }> {
-  const name = Policies.checkName(req.data.name);
-  const policy = await req.deps.policies.read(name);
-  if (policy === undefined) throw new NotFound();
+  const name = Policies.lookupName(req.data.name);
+  const policy = name === undefined ? undefined : await req.deps.policies.read(name);
+  if (name === undefined || policy === undefined) throw new NotFound();
   return { name, policy };
 }
 
