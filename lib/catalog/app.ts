@@ -7,12 +7,14 @@
 import { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
-import { BadRequest, HttpError, InternalError, NotFound } from '../errors';
+import { HttpError, InternalError, NotFound } from '../errors';
 import { readRawBody } from '../http/input';
 import { decodedPath, hasPretty } from '../http/request-path';
 import { logError, logInfo } from '../log';
 import { resolveAccess, type CatalogAccess } from './acl';
 import { Catalog } from './catalog';
+import { compileFilter } from './filter/evaluate';
+import { nodeMetaFilter } from './filter/node-meta';
 import { blockingParams } from './http/blocking';
 import { catalogHeaders, errorText, replyResponse } from './http/respond';
 import type { CatalogReply, CatalogRoute, Method } from './http/route';
@@ -89,13 +91,17 @@ async function serve(req: Request, parts: Parts, log: Record<string, unknown>, s
 async function run(
   req: Request,
   url: URL,
-  hit: { route: CatalogRoute; params: Record<string, string> },
+  hit: { route: CatalogRoute; params: Record<string, string>; name: string },
   method: Method,
   handler: NonNullable<CatalogRoute['methods'][Method]>,
   parts: Parts,
   access: CatalogAccess,
   state: { index?: number },
 ): Promise<CatalogReply> {
+  // The query's expressions are checked before any wait, so a bad one answers at once.
+  const where = `/v1/${hit.name}`;
+  const filter = compileFilter(url.searchParams.get('filter'), hit.route.filter, where);
+  const nodeMeta = nodeMetaFilter(url.searchParams, hit.route.nodeMeta === true, where);
   const block = method === 'GET' && hit.route.blocking ? blockingParams(url.searchParams) : undefined;
   if (block) await parts.index.waitPast(block.index, block.waitMs, req.signal);
   // A read's index is read before the data, so a write the answer misses always moves it further.
@@ -103,6 +109,8 @@ async function run(
   return handler({
     params: hit.params,
     query: url.searchParams,
+    filter,
+    nodeMeta,
     access,
     body: (limit) => readRawBody(req, limit),
     kv: parts.kv,
@@ -113,5 +121,4 @@ async function run(
 
 function checkQuery(q: URLSearchParams, settings: CatalogConfig): void {
   checkDatacenter(q.get('dc') ?? '', settings.datacenter);
-  if (q.has('filter')) throw new BadRequest('filter expressions are not supported by this catalog');
 }

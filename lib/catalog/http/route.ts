@@ -7,6 +7,9 @@ import { compile, match, type CompiledPath, type OpName, type PathSpec } from '.
 import type { RouteSet } from '../../http/engine-app';
 import type { CatalogAccess } from '../acl';
 import type { Catalog } from '../catalog';
+import type { ItemFilter } from '../filter/evaluate';
+import type { NodeMetaTest } from '../filter/node-meta';
+import type { FieldType } from '../filter/schema';
 import type { KvStore } from '../kv';
 import type { CatalogConfig } from '../settings';
 
@@ -22,6 +25,10 @@ export interface CatalogCtx {
   kv: KvStore;
   catalog: Catalog;
   settings: CatalogConfig;
+  /** `?filter`: keeps the items whose wire shape matches (identity without one). */
+  filter: ItemFilter;
+  /** `?node-meta`: whether a node's metadata has every requested pair (true without any). */
+  nodeMeta: NodeMetaTest;
 }
 
 export interface CatalogReply {
@@ -44,6 +51,10 @@ export interface CatalogRoute {
   methods: Partial<Record<Method, CatalogHandler>>;
   /** GET answers blocking queries (`?index=&wait=`). */
   blocking?: boolean;
+  /** The fields `?filter` selects on (no filter without it: 400). */
+  filter?: FieldType;
+  /** Takes `?node-meta` (400 without it). */
+  nodeMeta?: boolean;
 }
 
 const OPS: Record<Method, OpName> = { GET: 'read', PUT: 'write', DELETE: 'delete' };

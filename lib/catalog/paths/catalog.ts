@@ -6,6 +6,7 @@ import { parseJsonObject } from '../decode';
 import { checkName } from '../names';
 import type { NodeRecord, Registration, ServiceRecord } from '../records';
 import { readDeregistration, readRegistration } from '../register-body';
+import { NODE, NODE_SERVICE, SERVICE_NODE } from '../filter/schema';
 import { nodeServiceShape, nodeShape, serviceNodeShape } from '../shapes';
 import type { CatalogCtx, CatalogReply, CatalogRoute } from '../http/route';
 
@@ -55,8 +56,25 @@ function readable<T>(items: T[], ok: (x: T) => boolean): { kept: T[]; filtered: 
 
 const serviceVisible = (access: CatalogAccess) => (s: ServiceRecord) => access.can('service', s.service, 'read') && access.can('node', s.node, 'read');
 
+/** The nodes of these instances, by name. */
+async function nodesOf(ctx: CatalogCtx, instances: ServiceRecord[]): Promise<Map<string, NodeRecord | undefined>> {
+  const nodes = new Map<string, NodeRecord | undefined>();
+  await Promise.all([...new Set(instances.map((s) => s.node))].map(async (n) => nodes.set(n, await ctx.catalog.node(n))));
+  return nodes;
+}
+
+/** Instances the caller may read, then those `?node-meta` and `?filter` keep, with their nodes. */
+async function selectInstances(ctx: CatalogCtx, all: ServiceRecord[]) {
+  const { kept, filtered } = readable(all, serviceVisible(ctx.access));
+  const nodes = await nodesOf(ctx, kept);
+  const translate = ctx.settings.translateWanAddrs;
+  const metaOk = kept.filter((s) => ctx.nodeMeta(nodes.get(s.node)?.meta ?? null));
+  const selected = ctx.filter(metaOk, (s) => serviceNodeShape(s, nodes.get(s.node), translate));
+  return { selected, nodes, filtered };
+}
+
 async function services(ctx: CatalogCtx): Promise<CatalogReply> {
-  const { kept, filtered } = readable(await ctx.catalog.instances(), serviceVisible(ctx.access));
+  const { selected: kept, filtered } = await selectInstances(ctx, await ctx.catalog.instances());
   // A Map: service names are the client's (`constructor`, `__proto__` are names like any other).
   const tags = new Map<string, Set<string>>();
   for (const s of kept) tags.set(s.service, new Set([...(tags.get(s.service) ?? []), ...s.tags]));
@@ -67,16 +85,15 @@ async function serviceNodes(ctx: CatalogCtx): Promise<CatalogReply> {
   const name = checkName(ctx.params.name ?? '', 'service name');
   const tags = ctx.query.getAll('tag');
   const all = (await ctx.catalog.instancesOf(name)).filter((s) => tags.every((t) => s.tags.includes(t)));
-  const { kept, filtered } = readable(all, serviceVisible(ctx.access));
-  const nodes = new Map<string, NodeRecord | undefined>();
-  await Promise.all([...new Set(kept.map((s) => s.node))].map(async (n) => nodes.set(n, await ctx.catalog.node(n))));
+  const { selected: kept, nodes, filtered } = await selectInstances(ctx, all);
   const translate = ctx.settings.translateWanAddrs;
   return { json: kept.map((s) => serviceNodeShape(s, nodes.get(s.node), translate)), filtered };
 }
 
 async function nodes(ctx: CatalogCtx): Promise<CatalogReply> {
   const { kept, filtered } = readable(await ctx.catalog.nodes(), (n) => ctx.access.can('node', n.node, 'read'));
-  return { json: kept.map((n) => nodeShape(n, ctx.settings.translateWanAddrs)), filtered };
+  const shapes = kept.filter((n) => ctx.nodeMeta(n.meta)).map((n) => nodeShape(n, ctx.settings.translateWanAddrs));
+  return { json: ctx.filter(shapes), filtered };
 }
 
 async function node(ctx: CatalogCtx): Promise<CatalogReply> {
@@ -86,12 +103,19 @@ async function node(ctx: CatalogCtx): Promise<CatalogReply> {
   if (!ctx.access.can('node', name, 'read')) return { json: null, filtered: true };
   const { kept, filtered } = readable(await ctx.catalog.servicesOf(name), (s) => ctx.access.can('service', s.service, 'read'));
   const translate = ctx.settings.translateWanAddrs;
-  return { json: { Node: nodeShape(found, translate), Services: Object.fromEntries(kept.map((s) => [s.id, nodeServiceShape(s, translate)])) }, filtered };
+  const shapes = ctx.filter(kept.map((s) => nodeServiceShape(s, translate)));
+  return { json: { Node: nodeShape(found, translate), Services: Object.fromEntries(shapes.map((s) => [s.ID, s])) }, filtered };
 }
 
 const blockingFields = {
   index: f.int({ description: 'blocking query: wait for an index past this one', min: 0 }),
   wait: f.string({ description: 'blocking query: how long to wait (at most 20s)' }),
+};
+
+/** `?node-meta` and `?filter`, for the OpenAPI document. */
+export const selectFields = {
+  'node-meta': f.string({ description: 'key:value; only nodes with this metadata (repeatable)' }),
+  filter: f.string({ description: 'a filter expression in the reference catalog\'s grammar' }),
 };
 
 const registerFields = {
@@ -117,15 +141,43 @@ const deregisterFields = {
 export const catalogRoutes: CatalogRoute[] = [
   { prefix: 'catalog', pattern: 'register', help: 'Registers or updates a node, a service, checks.', fields: registerFields, methods: { PUT: register } },
   { prefix: 'catalog', pattern: 'deregister', help: 'Removes a node (with its services and checks), a service or a check.', fields: deregisterFields, methods: { PUT: deregister } },
-  { prefix: 'catalog', pattern: 'services', help: 'Service names with their tags.', fields: blockingFields, methods: { GET: services }, blocking: true },
+  {
+    prefix: 'catalog',
+    pattern: 'services',
+    help: 'Service names with their tags (?node-meta=, ?filter= on the instances).',
+    fields: { ...selectFields, ...blockingFields },
+    methods: { GET: services },
+    blocking: true,
+    filter: SERVICE_NODE,
+    nodeMeta: true,
+  },
   {
     prefix: 'catalog',
     pattern: 'service/:name',
-    help: 'The instances of a service (?tag= filters).',
-    fields: { name: f.pathParam(), tag: f.string({ description: 'only instances with this tag' }), ...blockingFields },
+    help: 'The instances of a service (?tag=, ?node-meta=, ?filter=).',
+    fields: { name: f.pathParam(), tag: f.string({ description: 'only instances with this tag' }), ...selectFields, ...blockingFields },
     methods: { GET: serviceNodes },
     blocking: true,
+    filter: SERVICE_NODE,
+    nodeMeta: true,
   },
-  { prefix: 'catalog', pattern: 'nodes', help: 'Registered nodes.', fields: blockingFields, methods: { GET: nodes }, blocking: true },
-  { prefix: 'catalog', pattern: 'node/:name', help: 'A node and its services.', fields: { name: f.pathParam(), ...blockingFields }, methods: { GET: node }, blocking: true },
+  {
+    prefix: 'catalog',
+    pattern: 'nodes',
+    help: 'Registered nodes (?node-meta=, ?filter=).',
+    fields: { ...selectFields, ...blockingFields },
+    methods: { GET: nodes },
+    blocking: true,
+    filter: NODE,
+    nodeMeta: true,
+  },
+  {
+    prefix: 'catalog',
+    pattern: 'node/:name',
+    help: 'A node and its services (?filter= on the services).',
+    fields: { name: f.pathParam(), filter: selectFields.filter, ...blockingFields },
+    methods: { GET: node },
+    blocking: true,
+    filter: NODE_SERVICE,
+  },
 ];
