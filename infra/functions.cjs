@@ -11,7 +11,7 @@ const { readSettings } = require('./settings.cjs');
 
 const ROOT = join(__dirname, '..');
 /** The catalog function's fixed prefixes (lib/routing.ts CATALOG_PREFIXES). */
-const CATALOG_PREFIXES = ['kv', 'catalog', 'agent'];
+const CATALOG_PREFIXES = ['kv', 'catalog', 'agent', 'health', 'status', 'session', 'event'];
 const SYS_PREFIXES = ['sys', 'auth'];
 
 const hasSource = (name) => existsSync(join(ROOT, 'functions', `${name}.ts`));

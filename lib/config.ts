@@ -38,7 +38,7 @@ interface MountEntry {
 }
 
 /** First path segments that belong to sys and the catalog, never to a mount. */
-const RESERVED = ['sys', 'auth', 'kv', 'catalog', 'agent'];
+const RESERVED = ['sys', 'auth', 'kv', 'catalog', 'agent', 'health', 'status', 'session', 'event'];
 
 export function parseMounts(entries: MountEntry[]): Mount[] {
   const seen = new Set<string>();

@@ -7,7 +7,7 @@ import type { EngineType, Mount } from './config';
 
 export type FunctionName = 'sys' | 'catalog' | EngineType;
 
-const CATALOG_PREFIXES = ['kv', 'catalog', 'agent'];
+const CATALOG_PREFIXES = ['kv', 'catalog', 'agent', 'health', 'status', 'session', 'event'];
 
 export function functionFor(path: string, mounts: Mount[]): FunctionName | undefined {
   const m = /^\/v1\/([^/]*)/.exec(path);

@@ -76,7 +76,7 @@ async function serve(req: Request, parts: Parts, log: Record<string, unknown>, s
   const hit = path.startsWith('/v1/') ? catalogRouter.find(path.slice(4)) : undefined;
   if (!hit) throw new NotFound(`no handler for route "${path.slice(0, 256)}"`);
   log.path = hit.name;
-  const method = METHODS[req.method];
+  const method = req.method === 'POST' && hit.route.putOnly ? undefined : METHODS[req.method];
   const handler = method && hit.route.methods[method];
   if (!method || !handler) throw new HttpError(405, [`method ${req.method} not allowed`]);
   checkQuery(url.searchParams, parts.settings);

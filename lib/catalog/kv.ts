@@ -12,7 +12,8 @@ export interface KvEntry {
   key: string;
   /** null when the stored value is empty, as the reference answers. */
   value: Buffer | null;
-  flags: number;
+  /** 0..2^64-1: a bigint above 2^53 - 1. */
+  flags: number | bigint;
   createIndex: number;
   modifyIndex: number;
   lockIndex: number;
@@ -23,11 +24,12 @@ type SealedJson = { [k: string]: string | number };
 
 interface StoredKv {
   value: SealedJson | null;
-  flags: number;
+  /** A decimal string when above 2^53 - 1. */
+  flags: number | string;
   createIndex: number;
   modifyIndex: number;
   lockIndex: number;
-  [k: string]: SealedJson | null | number;
+  [k: string]: SealedJson | null | number | string;
 }
 
 const PREFIX = 'kv/';
@@ -85,11 +87,12 @@ export class KvStore {
   }
 
   /** Writes the value. With `cas`, only when the entry's ModifyIndex is `cas` (0: only when absent). */
-  async put(key: string, value: Uint8Array, flags: number, cas?: number): Promise<boolean> {
+  async put(key: string, value: Uint8Array, flags: number | bigint, cas?: number): Promise<boolean> {
     const sk = storageKey(key);
     const sealed = value.byteLength ? { ...(await this.sealer.seal(Buffer.from(value), SCOPE, sk)) } : null;
     const modifyIndex = await this.index.next();
-    const record = (createIndex = modifyIndex): StoredKv => ({ value: sealed, flags, createIndex, modifyIndex, lockIndex: 0 });
+    const stored = typeof flags === 'bigint' ? flags.toString() : flags;
+    const record = (createIndex = modifyIndex): StoredKv => ({ value: sealed, flags: stored, createIndex, modifyIndex, lockIndex: 0 });
     if (cas === undefined) {
       // Last writer wins, but CreateIndex is kept: retried (generously) when a writer overtakes.
       await mutate<StoredKv>(this.part, sk, (cur) => record(cur?.createIndex), { attempts: PLAIN_PUT_ATTEMPTS });
@@ -116,14 +119,15 @@ export class KvStore {
     }
   }
 
-  /** Deletes the entry (true when absent too). With `cas`, only when its ModifyIndex is `cas`. */
+  /** Deletes the entry (true when absent, with or without `cas`, as the reference answers). With `cas`, only when its ModifyIndex is `cas`. */
   async delete(key: string, cas?: number): Promise<boolean> {
     const sk = storageKey(key);
     if (cas === undefined) {
       await this.part.delete(sk);
     } else {
       const cur = await this.part.get<StoredKv>(sk);
-      if (!cur || cur.value.modifyIndex !== cas) return false;
+      if (!cur) return true;
+      if (cur.value.modifyIndex !== cas) return false;
       try {
         await this.part.delete(sk, { ifVersion: cur.version });
       } catch (e) {
@@ -154,7 +158,7 @@ export class KvStore {
     return {
       key: item.key.slice(PREFIX.length),
       value: v.value ? await this.sealer.open(v.value as unknown as SealedValue, item.key) : null,
-      flags: v.flags,
+      flags: typeof v.flags === 'string' ? BigInt(v.flags) : v.flags,
       createIndex: v.createIndex,
       modifyIndex: v.modifyIndex,
       lockIndex: v.lockIndex,

@@ -33,7 +33,17 @@ export function checkName(name: string, what: string): string {
   return name;
 }
 
-/** An unsigned integer query parameter (`flags`, `cas`, `index`), at most 2^53 - 1. */
+const MAX_FLAGS = 2n ** 64n - 1n;
+
+/** `?flags=`: an unsigned 64-bit integer, a bigint above 2^53 - 1 (JSON numbers lose precision there). */
+export function parseFlags(raw: string): number | bigint {
+  const t = raw.trim();
+  if (!/^\d{1,20}$/.test(t) || BigInt(t) > MAX_FLAGS) throw new BadRequest('Invalid flags: expected an unsigned integer below 2^64');
+  const n = BigInt(t);
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+}
+
+/** An unsigned integer query parameter (`cas`, `index`), at most 2^53 - 1. */
 export function parseUint(raw: string, what: string): number {
   if (!/^\d{1,16}$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) {
     throw new BadRequest(`Invalid ${what}: expected an unsigned integer below 2^53`);

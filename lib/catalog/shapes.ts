@@ -77,13 +77,16 @@ export function serviceNodeShape(s: ServiceRecord, n: NodeRecord | undefined, tr
   };
 }
 
-/** agent/members: a registered node as the reference agent lists a LAN member. */
-export function memberShape(n: NodeRecord, translate: boolean) {
+/**
+ * agent/members: a registered node as the reference agent lists a LAN member, or with `wan`
+ * (`?wan=1`) a WAN member: named `<node>.<datacenter>`, at its WAN address and the WAN port.
+ */
+export function memberShape(n: NodeRecord, translate: boolean, wan = false) {
   return {
-    Name: n.node,
-    Addr: nodeAddress(n, translate),
-    Port: 8301,
-    Tags: { dc: n.datacenter, role: 'node', id: n.id, segment: '' },
+    Name: wan ? `${n.node}.${n.datacenter}` : n.node,
+    Addr: nodeAddress(n, translate || wan),
+    Port: wan ? 8302 : 8301,
+    Tags: wan ? { dc: n.datacenter, role: 'node', id: n.id } : { dc: n.datacenter, role: 'node', id: n.id, segment: '' },
     Status: 1,
     ProtocolMin: 1,
     ProtocolMax: 5,

@@ -62,7 +62,7 @@ function expectedRoutes(): Map<string, string> {
     ['ANY /v1/auth/{proxy+}', 'sys'],
   ]);
   for (const m of MOUNTS) if (hasSource(m.type)) routes.set(`ANY /v1/${m.path}/{proxy+}`, m.type);
-  if (hasSource('catalog')) for (const p of ['kv', 'catalog', 'agent']) routes.set(`ANY /v1/${p}/{proxy+}`, 'catalog');
+  if (hasSource('catalog')) for (const p of ['kv', 'catalog', 'agent', 'health', 'status', 'session', 'event']) routes.set(`ANY /v1/${p}/{proxy+}`, 'catalog');
   return routes;
 }
 const expectedFunctions = () => [...new Set([...expectedRoutes().values(), 'sweeper', ...(hasSource('pki-tidy') ? ['pki-tidy'] : []), ...(hasSource('cloud-a-rotate') ? ['cloud-a-rotate'] : [])])].sort();

@@ -1,5 +1,5 @@
 /** Catalog responses: JSON (minimised unless ?pretty), raw values, plain-text errors, and the catalog headers. */
-import { jsonText } from '../../http/envelope';
+import { randomUUID } from 'node:crypto';
 import type { CatalogReply } from './route';
 
 export interface ResponseMeta {
@@ -33,7 +33,23 @@ export function replyResponse(reply: CatalogReply, pretty: boolean, headers: Rec
     });
   }
   if (reply.json === undefined) return new Response(null, { status, headers });
-  return new Response(jsonText(reply.json, pretty), { status, headers: { ...headers, 'content-type': 'application/json' } });
+  return new Response(catalogJson(reply.json, pretty), { status, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+/**
+ * JSON text in which a bigint (KV flags above 2^53 - 1) is a plain JSON number, as the
+ * reference writes uint64s: it is stringified as a marked string, then the marks are removed.
+ */
+export function catalogJson(value: unknown, pretty: boolean): string {
+  let mark: string | undefined;
+  const replacer = (_k: string, v: unknown) => {
+    if (typeof v !== 'bigint') return v;
+    mark ??= randomUUID();
+    return `${mark}:${v.toString()}`;
+  };
+  // As lib/http/envelope.ts jsonText writes it (4 spaces and a newline with ?pretty).
+  const text = pretty ? `${JSON.stringify(value, replacer, 4)}\n` : JSON.stringify(value, replacer);
+  return mark ? text.replace(new RegExp(`"${mark}:(\\d+)"`, 'g'), '$1') : text;
 }
 
 export function errorText(status: number, message: string, headers: Record<string, string>): Response {

@@ -13,7 +13,7 @@ import type { FieldType } from '../filter/schema';
 import type { KvStore } from '../kv';
 import type { CatalogConfig } from '../settings';
 
-export type CatalogPrefix = 'kv' | 'catalog' | 'agent';
+export type CatalogPrefix = 'kv' | 'catalog' | 'agent' | 'health' | 'status';
 export type Method = 'GET' | 'PUT' | 'DELETE';
 
 export interface CatalogCtx {
@@ -55,6 +55,8 @@ export interface CatalogRoute {
   filter?: FieldType;
   /** Takes `?node-meta` (400 without it). */
   nodeMeta?: boolean;
+  /** POST is 405 rather than taken as PUT, as the reference answers on kv. */
+  putOnly?: boolean;
 }
 
 const OPS: Record<Method, OpName> = { GET: 'read', PUT: 'write', DELETE: 'delete' };

@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { demand } from '../acl';
-import { checkKey, parseUint } from '../names';
+import { checkKey, parseFlags, parseUint } from '../names';
 import { kvShape } from '../shapes';
 import type { CatalogCtx, CatalogReply, CatalogRoute } from '../http/route';
 
@@ -17,7 +17,7 @@ const queryFields = {
   recurse: f.bool({ description: 'every entry under the key as a prefix' }),
   keys: f.bool({ description: 'only the keys under the prefix' }),
   separator: f.string({ description: 'with keys: cut keys after this separator' }),
-  flags: f.int({ description: 'PUT: opaque unsigned integer stored with the entry', min: 0 }),
+  flags: f.string({ description: 'PUT: opaque unsigned 64-bit integer stored with the entry' }),
   cas: f.int({ description: 'PUT/DELETE: only if the ModifyIndex is this (0: only if absent)', min: 0 }),
   index: f.int({ description: 'blocking query: wait for an index past this one', min: 0 }),
   wait: f.string({ description: 'blocking query: how long to wait (at most 20s)' }),
@@ -63,7 +63,7 @@ async function put(ctx: CatalogCtx): Promise<CatalogReply> {
   const key = checkKey(ctx.params.key ?? '');
   conflicting(q, 'cas', 'acquire', 'release');
   if (has(q, 'acquire') || has(q, 'release')) throw new BadRequest('Sessions are not supported: acquire and release cannot be used');
-  const flags = has(q, 'flags') ? parseUint(q.get('flags') ?? '', 'flags') : 0;
+  const flags = has(q, 'flags') ? parseFlags(q.get('flags') ?? '') : 0;
   const cas = has(q, 'cas') ? parseUint(q.get('cas') ?? '', 'cas index') : undefined;
   demand(ctx.access, 'kv', key, 'write');
   const value = await ctx.body(KV_VALUE_LIMIT);
@@ -89,6 +89,6 @@ const methods = { GET: get, PUT: put, DELETE: del };
 const help = 'Key/value entries: GET reads (raw, keys, recurse), PUT writes the raw body (flags, cas), DELETE removes (recurse, cas).';
 
 export const kvRoutes: CatalogRoute[] = [
-  { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true },
-  { prefix: 'kv', pattern: '', help: `${help} The root, for recurse and keys.`, fields: queryFields, methods, blocking: true },
+  { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true, putOnly: true },
+  { prefix: 'kv', pattern: '', help: `${help} The root, for recurse and keys.`, fields: queryFields, methods, blocking: true, putOnly: true },
 ];
