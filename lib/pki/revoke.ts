@@ -15,7 +15,7 @@ import { onePem } from './pem';
 import { serialKey } from './serial';
 import { expiryIndexSort, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
-/** Returns the revocation time in seconds. */
+/** Returns the revocation time in milliseconds (the first one when already revoked). */
 export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer): Promise<number> {
   const key = serialKey(serial);
   const ca = await readCa(part);
@@ -31,9 +31,9 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer):
   } catch (e) {
     if (!(e instanceof Error && e.name === 'ExistsError')) throw e;
     const first = await part.get<RevokedRecord>(`revoked/${key}`);
-    return Math.floor((first?.value.revokedAt ?? record.revokedAt) / 1000);
+    return first?.value.revokedAt ?? record.revokedAt;
   }
   await mutate<CertRecord & { [k: string]: Json }>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
   await rebuildCrl(deps, part);
-  return Math.floor(record.revokedAt / 1000);
+  return record.revokedAt;
 }

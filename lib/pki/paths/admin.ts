@@ -10,6 +10,7 @@ import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
 import { partitionOf } from '../storage';
 import { claimTidy, runTidy, tidyStatus } from '../tidy';
+import { revocationTime } from './wire';
 
 const tidyFields = {
   tidy_cert_store: f.bool({ default: false }),
@@ -24,8 +25,8 @@ export const adminPaths = [
     help: 'Revoke a certificate by serial number.',
     operations: {
       write: async (req) => {
-        const seconds = await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number));
-        return { data: { revocation_time: seconds, revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z') } };
+        const revokedAt = await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number));
+        return { data: { ...revocationTime(revokedAt), state: 'revoked' } };
       },
     },
   }),

@@ -9,6 +9,7 @@ import { parseCertificate } from '../parse';
 import { onePem, pemBlocks, toPem } from '../pem';
 import { parseSerial } from '../serial';
 import { partitionOf, REVOKED_INDEX, type RevokedRecord } from '../storage';
+import { revocationTime } from './wire';
 
 async function caPem(req: Req): Promise<string> {
   const ca = await cachedCa(req.deps, partitionOf(req.deps, req.mount.path));
@@ -29,11 +30,13 @@ async function chain(req: Req, withRoot: boolean): Promise<string[]> {
 }
 
 const PEM = 'application/pem-certificate-chain';
+/** A chain as one PEM string, blocks joined by one newline, as the reference's cert/ca_chain. */
+const chainText = (pems: string[]) => pems.map((p) => p.trim()).join('\n');
 const pemDer = (pem: string) => pemBlocks(pem)[0]!.der;
 
 async function certPem(req: Req, serial: string): Promise<{ pem: string; revokedAt?: number }> {
   if (serial === 'ca') return { pem: await caPem(req) };
-  if (serial === 'ca_chain') return { pem: (await chain(req, true)).join('\n') };
+  if (serial === 'ca_chain') return { pem: chainText(await chain(req, true)) };
   if (serial === 'crl') return { pem: toPem('X509 CRL', await currentCrl(req.deps, partitionOf(req.deps, req.mount.path))) };
   const rec = await readCertificate(partitionOf(req.deps, req.mount.path), parseSerial(serial));
   if (!rec) throw new NotFound();
@@ -85,8 +88,8 @@ export const readPaths = [
     operations: {
       read: async (req) => {
         const c = await certPem(req as Req, req.data.serial);
-        const data: Record<string, unknown> = { certificate: c.pem, revocation_time: c.revokedAt ? Math.floor(c.revokedAt / 1000) : 0 };
-        if (req.data.serial === 'ca_chain') data.ca_chain = await chain(req as Req, true);
+        const data: Record<string, unknown> = { certificate: c.pem, ...revocationTime(c.revokedAt) };
+        if (req.data.serial === 'ca_chain') data.ca_chain = c.pem;
         return { data };
       },
     },

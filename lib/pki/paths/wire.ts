@@ -1,4 +1,4 @@
-/** Wire -> domain for the shared field sets. */
+/** Wire <-> domain for the shared field sets. */
 import type { CaRequest, KeyChoice } from '../ca';
 import type { LeafRequest } from '../leaf';
 
@@ -73,4 +73,14 @@ export function keyChoice(type: string, d: CaWire): KeyChoice {
     managedKeyName: d.managed_key_name,
     managedKeyId: d.managed_key_id,
   };
+}
+
+/**
+ * A revocation time on the wire, as the reference answers it: Unix seconds, and RFC 3339 in UTC
+ * with the fraction's trailing zeros dropped (Go's RFC3339Nano); "" when not revoked.
+ */
+export function revocationTime(ms: number | undefined): { revocation_time: number; revocation_time_rfc3339: string } {
+  if (!ms) return { revocation_time: 0, revocation_time_rfc3339: '' };
+  const iso = new Date(ms).toISOString().replace(/\.?0*Z$/, 'Z');
+  return { revocation_time: Math.floor(ms / 1000), revocation_time_rfc3339: iso };
 }
