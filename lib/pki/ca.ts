@@ -25,7 +25,7 @@ import type { CertOutput } from './response';
 import { colonSerial, randomSerial } from './serial';
 import type { CaRecord, KeyRef } from './storage';
 import { caExtensions } from './template';
-import { resolveNotAfter } from './ttl';
+import { resolveNotAfter, type TtlLimits } from './ttl';
 
 export interface KeyChoice {
   type: 'exported' | 'internal' | 'kms';
@@ -69,15 +69,18 @@ function caSubject(r: CaRequest): Subject {
   return { ...r.subject, commonName: r.commonName };
 }
 
-async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Buffer, subject: Buffer, issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer }, notAfter: number, pathLen: number) {
+/** Signs a CA certificate; NotBefore and NotAfter come from one `now`, after the key was made. */
+async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Buffer, subject: Buffer, issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer }, limits: TtlLimits, pathLen: number) {
   const urls = await readConfig(part, 'urls', DEFAULT_URLS);
   const serial = randomSerial();
+  const now = deps.now();
+  const { notAfter, warnings } = resolveNotAfter(now, r, limits);
   const der = await buildCertificate(
     {
       serial,
       issuer: issuer.subjectDer,
       subject,
-      notBefore: deps.now() - 30_000,
+      notBefore: now - 30_000,
       notAfter,
       spki,
       extensions: caExtensions({ spki, issuerKeyId: issuer.keyId, altNames: altNamesOf(gatherNames(r)), maxPathLength: pathLen, permittedDnsDomains: r.permittedDnsDomains, urls }),
@@ -85,17 +88,19 @@ async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Bu
     issuer.signer,
     signatureAlgorithm(issuer.signer, r.signatureBits),
   );
-  return { der, serial };
+  return { der, serial, notAfter, warnings };
 }
 
 /** root/generate/<type>: a self-signed CA; refused while the mount has a CA key. */
 export async function generateRoot(deps: Deps, part: Partition, r: CaRequest, k: KeyChoice, maxTtl: number): Promise<CertOutput & { warnings: string[] }> {
   if (!r.commonName) throw new BadRequest('the common_name field is required');
   if ((await readCa(part))?.key) throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
-  const { notAfter, warnings } = resolveNotAfter(deps.now(), r, { defaultTtl: 0, maxTtl });
+  const limits = { defaultTtl: 0, maxTtl };
+  resolveNotAfter(deps.now(), r, limits); // a bad ttl is refused before a key is made
   const key = await newKey(deps, part, k, 'ca-key');
   const subject = encodeName(caSubject(r));
-  const built = await caCertificate(deps, part, r, key.signer.spki, subject, { subjectDer: subject, keyId: keyIdentifier(key.signer.spki), signer: key.signer }, notAfter, r.maxPathLength);
+  const built = await caCertificate(deps, part, r, key.signer.spki, subject, { subjectDer: subject, keyId: keyIdentifier(key.signer.spki), signer: key.signer }, limits, r.maxPathLength);
+  const { notAfter, warnings } = built;
   const pem = toPem('CERTIFICATE', built.der);
   await writeCa(deps, part, { certificate: pem, chain: [], key: key.ref, serial: colonSerial(built.serial) }, true);
   await storeCertificate(part, built.serial, built.der, notAfter);
@@ -117,12 +122,12 @@ export async function signIntermediate(deps: Deps, part: Partition, csr: ParsedC
   const issuer = await loadIssuer(deps, part);
   if (issuer.cert.pathLen === 0) throw new BadRequest('the signing CA has a max path length of 0 and cannot sign further CA certificates');
   if (!useCsrValues && !r.commonName) throw new BadRequest('the common_name field is required');
-  const { notAfter, warnings } = resolveNotAfter(deps.now(), r, { defaultTtl: 0, maxTtl });
   const pathLen = r.maxPathLength < 0 && issuer.cert.pathLen !== undefined ? issuer.cert.pathLen - 1 : r.maxPathLength;
   const subject = useCsrValues ? csr.subjectDer : encodeName(caSubject(r));
   const names = useCsrValues ? { ...r, commonName: '', altNames: [...csr.sans.dns, ...csr.sans.email], ipSans: csr.sans.ip, uriSans: csr.sans.uri, otherSans: [] } : r;
   const signer = { subjectDer: issuer.cert.subjectDer, keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki), signer: issuer.signer };
-  const built = await caCertificate(deps, part, { ...r, ...names }, csr.spki, subject, signer, notAfter, pathLen);
+  const built = await caCertificate(deps, part, { ...r, ...names }, csr.spki, subject, signer, { defaultTtl: 0, maxTtl }, pathLen);
+  const { notAfter, warnings } = built;
   await storeCertificate(part, built.serial, built.der, notAfter);
   return { certificate: built.der, serial: built.serial, notAfter, issuingCa: issuer.record.certificate, caChain: [issuer.record.certificate, ...issuer.record.chain], warnings };
 }

@@ -30,6 +30,8 @@ export interface ParsedCsr extends ParsedKey {
   subjectDer: Buffer;
   sans: NameSet;
   isCa: boolean;
+  /** The CSR's requested extensions, as sent (der/csr-reader.ts). */
+  extensions: { id: string; der: Buffer }[];
 }
 
 /** A certificate's parts (der/cert-reader.ts) with its key imported and the DER it came from. */
@@ -154,6 +156,7 @@ export function parseCsr(der: Buffer): ParsedCsr {
       subjectDer: csr.subjectDer,
       sans: { ...csr.sans, other: [] },
       isCa: csr.isCa,
+      extensions: csr.extensions,
     };
   });
 }

@@ -38,7 +38,7 @@ export async function quickTlsChain(names: string[] = ['localhost'], ips: string
   const leafNames = gatherNames({ commonName: cn, altNames: rest, ipSans: ips, uriSans: [], otherSans: [], excludeCnFromSans: false });
   const leaf = await buildCertificate(
     { serial: randomSerial(), issuer: caName, subject: encodeName({ commonName: cn }), notBefore: now - 30_000, notAfter: now + ttlSeconds * 1000, spki,
-      extensions: leafExtensions({ spki, issuerKeyId: caId, altNames: altNamesOf(leafNames), emptySubject: false, keyUsage: ['DigitalSignature', 'KeyAgreement'],
+      extensions: leafExtensions({ spki, keyType: 'ec', issuerKeyId: caId, altNames: altNamesOf(leafNames), emptySubject: false, keyUsage: ['DigitalSignature', 'KeyAgreement'],
         extKeyUsage: ['ServerAuth', 'ClientAuth'], extKeyUsageOids: [], policyIdentifiers: [], basicConstraintsValidForNonCa: false, urls: DEFAULT_URLS }) },
     caKey, alg,
   );

@@ -98,7 +98,7 @@ describe('a leaf from the lean builder', () => {
     const der = await buildCertificate(
       {
         serial, issuer: caName, subject: encodeName({ commonName: 'www.example.com', country: ['NZ'] }), notBefore, notAfter: notBefore + 86_400_000, spki,
-        extensions: leafExtensions({ spki, issuerKeyId: keyIdentifier(ca.spki), altNames: altNamesOf(names), emptySubject: false, keyUsage: ['DigitalSignature', 'KeyAgreement'],
+        extensions: leafExtensions({ spki, keyType: 'ec', issuerKeyId: keyIdentifier(ca.spki), altNames: altNamesOf(names), emptySubject: false, keyUsage: ['DigitalSignature', 'KeyAgreement'],
           extKeyUsage: ['ServerAuth'], extKeyUsageOids: ['1.3.6.1.5.5.7.3.17'], policyIdentifiers: ['2.23.140.1.2.1'], basicConstraintsValidForNonCa: false, urls: { ...DEFAULT_URLS, crlDistributionPoints: ['http://crl.example.com/crl'] } }),
       },
       ca,

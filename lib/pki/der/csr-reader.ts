@@ -30,6 +30,8 @@ export interface CsrParts {
   spki: Buffer;
   sans: CsrNames;
   isCa: boolean;
+  /** The requested extensions as sent: `id` is the hex of the OID's DER, `der` the Extension. */
+  extensions: { id: string; der: Buffer }[];
 }
 
 const hex = (dotted: string) => oid(dotted).toString('hex');
@@ -78,6 +80,7 @@ export function readCsr(der: Buffer): CsrParts {
     spki: expect(spki, 0x30, 'public key').raw,
     sans: { dns: [], email: [], ip: [], uri: [] },
     isCa: false,
+    extensions: [],
   };
   if (attributes) {
     for (const attr of children(expect(attributes, 0xa0, 'CSR attributes').value)) {
@@ -88,6 +91,8 @@ export function readCsr(der: Buffer): CsrParts {
         const parts = children(expect(ext, 0x30, 'extension').value);
         const id = expect(parts[0], 0x06, 'extension').raw.toString('hex');
         const value = expect(parts[parts.length - 1], 0x04, 'extension value').value;
+        if (out.extensions.some((e) => e.id === id)) throw new BadRequest('malformed CSR: an extension is requested twice');
+        out.extensions.push({ id, der: ext.raw });
         if (id === SUBJECT_ALT_NAME) sansOf(value, out.sans);
         else if (id === BASIC_CONSTRAINTS) out.isCa = isCaOf(value);
       }
