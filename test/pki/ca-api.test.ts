@@ -1,16 +1,23 @@
 /** CA lifecycle through the app: generation rules, formats, chains, imports, self-issued, secrets at rest. */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../lib/pki/engine';
+import { goX509, type GoX509 } from '../helpers/go-x509';
 import { call, createTestService, tokenWith, type TestService } from '../helpers/service';
 import { makeCsr, openssl, text, verifyChain, withFiles } from './openssl';
 
 let svc: TestService;
+let go: GoX509;
 const post = (path: string, body: unknown, token = svc.root) => call(svc.app, 'POST', `/v1/${path}`, { token, body });
 const secrets: string[] = [];
 
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
+  go = goX509();
+});
+
+afterAll(async () => {
+  await go.close();
 });
 
 describe('root generation', () => {
@@ -23,6 +30,7 @@ describe('root generation', () => {
     expect(d.certificate).toMatch(/BEGIN CERTIFICATE[\s\S]*BEGIN PRIVATE KEY/);
     const cert = d.certificate.split(/(?<=-----END CERTIFICATE-----)/)[0];
     expect(verifyChain(cert, cert).ok).toBe(true);
+    expect(await go.verify(cert, [cert])).toMatchObject({ ok: true, permitted_dns_domains: ['example.com', '.example.org'] });
     const t = text(cert);
     expect(t).toMatch(/CA:TRUE, pathlen:2/);
     expect(t).toMatch(/Permitted:\s+DNS:example\.com\s+DNS:\.example\.org/);
@@ -95,6 +103,7 @@ describe('intermediates, chains, imports and self-issued', () => {
     expect(text(inter)).toMatch(/DNS:int\.example\.com/);
     expect(s.json!.data.ca_chain).toEqual([root]);
     expect(verifyChain(inter, root).ok).toBe(true);
+    expect(await go.verify(inter, [root])).toMatchObject({ ok: true });
     // The pending key is not the CA until set-signed; a certificate for another key is refused.
     const otherCsr = makeCsr('/CN=Other', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']);
     const other = await post('pki_int/root/sign-intermediate', { csr: otherCsr, common_name: 'Other' });
@@ -115,6 +124,7 @@ describe('intermediates, chains, imports and self-issued', () => {
     expect(r.json!.data.issuing_ca.trim()).toBe(root.trim());
     const v = verifyChain(r.json!.data.certificate, root);
     expect(v.ok, v.out).toBe(true);
+    expect(await go.verify(r.json!.data.certificate, [root])).toMatchObject({ ok: true });
     expect(text(r.json!.data.certificate)).toMatch(/Subject: CN ?= ?Old Root/);
     const leafish = (await post('pki_int/root/sign-intermediate', { csr: makeCsr('/CN=Y', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']), common_name: 'Y' })).json!.data.certificate;
     expect((await post('pki_int/root/sign-self-issued', { certificate: leafish })).json!.errors[0]).toMatch(/not self-issued/);
@@ -135,6 +145,7 @@ describe('intermediates, chains, imports and self-issued', () => {
     await post('pki_int/roles/web', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'rsa', ttl: '1h' });
     const leaf = await post('pki_int/issue/web', { common_name: 'a.example.com' });
     expect(verifyChain(leaf.json!.data.certificate, caPem).ok).toBe(true);
+    expect(await go.verify(leaf.json!.data.certificate, [caPem], [], 'a.example.com')).toMatchObject({ ok: true });
     expect((await call(svc.app, 'GET', '/v1/pki_int/ca_chain')).text).toBe('');
     const full = await call(svc.app, 'GET', '/v1/pki_int/cert/ca_chain');
     expect(full.json!.data.ca_chain).toBe(caPem.trim());
@@ -155,6 +166,7 @@ describe('intermediates, chains, imports and self-issued', () => {
     const leaf = await post('pki_int/issue/ec', { common_name: 'z.example.com' });
     secrets.push(leaf.json!.data.private_key);
     expect(verifyChain(leaf.json!.data.certificate, pkiRoot, [s.json!.data.certificate]).ok).toBe(true);
+    expect(await go.verify(leaf.json!.data.certificate, [pkiRoot], [s.json!.data.certificate], 'z.example.com')).toMatchObject({ ok: true });
   });
 });
 

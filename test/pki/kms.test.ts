@@ -2,17 +2,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../lib/pki/engine';
 import { startKmsFake, type KmsFake } from '../fakes/kms-server';
+import { goX509, type GoX509 } from '../helpers/go-x509';
 import { call, createTestService, type TestService } from '../helpers/service';
 import { text, verifyChain, verifyCrl } from './openssl';
 
 let svc: TestService;
 let kms: KmsFake;
+let go: GoX509;
 const saved = { ...process.env };
 const post = (path: string, body: unknown) => call(svc.app, 'POST', `/v1/${path}`, { token: svc.root, body });
 let rootKey = '';
 let intKey = '';
 
 beforeAll(async () => {
+  go = goX509();
   kms = await startKmsFake();
   rootKey = (await kms.createKey({ keySpec: 'RSA_2048', keyUsage: 'SIGN_VERIFY' })).keyId;
   intKey = (await kms.createKey({ keySpec: 'ECC_NIST_P256', keyUsage: 'SIGN_VERIFY' })).keyId;
@@ -27,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   process.env = saved;
   await kms.close();
+  await go.close();
 });
 
 const signCalls = (keyId: string) => kms.calls.filter((c) => c.operation === 'Sign' && c.keyId === keyId && c.status === 200).length;
@@ -43,6 +47,7 @@ describe('managed (KMS) CA keys', () => {
     expect(r.json!.data.certificate).not.toMatch(/PRIVATE KEY/);
     root = r.json!.data.certificate;
     expect(verifyChain(root, root).ok).toBe(true);
+    expect(await go.verify(root, [root])).toMatchObject({ ok: true });
     expect(text(root)).toMatch(/sha256WithRSAEncryption/);
     expect(signCalls(rootKey)).toBe(before + 1);
   });
@@ -61,6 +66,7 @@ describe('managed (KMS) CA keys', () => {
     expect(leaf.status, leaf.text).toBe(200);
     expect(signCalls(intKey)).toBe(before + 1);
     expect(verifyChain(leaf.json!.data.certificate, root, [inter]).ok).toBe(true);
+    expect(await go.verify(leaf.json!.data.certificate, [root], [inter], 'k.example.com')).toMatchObject({ ok: true, chain_length: 3 });
     expect(text(leaf.json!.data.certificate)).toMatch(/ecdsa-with-SHA256/);
     // Revocation: the CRL is signed by KMS too, and verifies.
     const crlCalls = signCalls(intKey);
@@ -68,6 +74,7 @@ describe('managed (KMS) CA keys', () => {
     expect(signCalls(intKey)).toBe(crlCalls + 1);
     const crl = await call(svc.app, 'GET', '/v1/pki_int/crl/pem');
     expect(verifyCrl(crl.text, inter).ok).toBe(true);
+    expect(await go.crl(crl.text, inter)).toMatchObject({ ok: true });
   });
 
   it('refuses misconfigured managed keys and key parameters', async () => {
