@@ -44,6 +44,14 @@ export class Catalog {
     return this.all<ServiceRecord>(`nsvc/${node}/`);
   }
 
+  checksOf(node: string): Promise<CheckRecord[]> {
+    return this.all<CheckRecord>(`check/${node}/`);
+  }
+
+  allChecks(): Promise<CheckRecord[]> {
+    return this.all<CheckRecord>('check/');
+  }
+
   /** Every service instance, ordered by service name. */
   instances(): Promise<ServiceRecord[]> {
     return this.all<ServiceRecord>('sname/');

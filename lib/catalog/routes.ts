@@ -3,11 +3,13 @@ import type { RouteSet } from '../http/engine-app';
 import { createRouter } from './http/route';
 import { agentRoutes } from './paths/agent';
 import { catalogRoutes } from './paths/catalog';
+import { healthRoutes } from './paths/health';
 import { kvRoutes } from './paths/kv';
+import { datacentersRoute, statusRoutes } from './paths/status';
 
-export const catalogRouter = createRouter([...kvRoutes, ...catalogRoutes, ...agentRoutes]);
+export const catalogRouter = createRouter([...kvRoutes, ...catalogRoutes, datacentersRoute, ...agentRoutes, ...healthRoutes, ...statusRoutes]);
 
-/** Prefixes `kv`, `catalog`, `agent`, for `createSysApp(deps, ...)`. */
+/** Prefixes `kv`, `catalog`, `agent`, `health`, `status`, for `createSysApp(deps, ...)`. */
 export function catalogRouteSets(): RouteSet[] {
   return catalogRouter.routeSets();
 }

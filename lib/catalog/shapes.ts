@@ -4,7 +4,7 @@
  * has a `wan` tagged address.
  */
 import type { KvEntry } from './kv';
-import type { NodeRecord, ServiceRecord } from './records';
+import type { CheckRecord, NodeRecord, ServiceRecord } from './records';
 
 export function kvShape(e: KvEntry) {
   return {
@@ -75,6 +75,31 @@ export function serviceNodeShape(s: ServiceRecord, n: NodeRecord | undefined, tr
     CreateIndex: s.createIndex,
     ModifyIndex: s.modifyIndex,
   };
+}
+
+/** A check as the health endpoints answer it; `tags` are its service's. */
+export function healthCheckShape(c: CheckRecord, tags: string[]) {
+  return {
+    Node: c.node,
+    CheckID: c.checkId,
+    Name: c.name,
+    Status: c.status,
+    Notes: c.notes,
+    Output: c.output,
+    ServiceID: c.serviceId,
+    ServiceName: c.serviceName,
+    ServiceTags: c.serviceId ? tags : [],
+    Type: '',
+    Definition: {},
+    CreateIndex: c.createIndex,
+    ModifyIndex: c.modifyIndex,
+  };
+}
+
+/** An entry of health/service/<name>: the node, the instance and the checks that apply to it. */
+export function checkServiceNodeShape(s: ServiceRecord, n: NodeRecord | undefined, checks: CheckRecord[], translate: boolean) {
+  const node = n ? nodeShape(n, translate) : { ID: '', Node: s.node, Address: '', Datacenter: '', TaggedAddresses: null, Meta: null, CreateIndex: 0, ModifyIndex: 0 };
+  return { Node: node, Service: nodeServiceShape(s, translate), Checks: checks.map((c) => healthCheckShape(c, s.tags)) };
 }
 
 /**

@@ -52,6 +52,19 @@ describe('the Object.prototype vocabulary as catalog names', () => {
     expect(members.map((n: { Name: string }) => n.Name).sort()).toEqual(WORDS);
   });
 
+  it('health/service, health/node, health/checks and ?filter on meta keys read each back', async () => {
+    for (const w of WORDS) {
+      const [entry] = parse((await cat(svc, 'GET', `/v1/health/service/${encodeURIComponent(w)}?passing`)).text);
+      expect([entry.Node.Node, entry.Service.Service, entry.Checks[0].ServiceName], w).toEqual([w, w, w]);
+      expect(parse((await cat(svc, 'GET', `/v1/health/node/${encodeURIComponent(w)}`)).text)[0].Name, w).toBe(w);
+      expect(parse((await cat(svc, 'GET', `/v1/health/checks/${encodeURIComponent(w)}`)).text)[0].Node, w).toBe(w);
+      const filter = encodeURIComponent(`Meta[${JSON.stringify(w)}] == ${JSON.stringify(`m-${w}`)} and ${JSON.stringify(w)} in Meta and Node == ${JSON.stringify(w)}`);
+      const nodes = await cat(svc, 'GET', `/v1/catalog/nodes?filter=${filter}&node-meta=${encodeURIComponent(`${w}:m-${w}`)}`);
+      expect(parse(nodes.text).map((n: { Node: string }) => n.Node), w).toEqual([w]);
+    }
+    expect(parse((await cat(svc, 'GET', '/v1/health/state/passing')).text)).toHaveLength(WORDS.length);
+  });
+
   it('KV keys: put, get, recurse, keys, cas, delete', async () => {
     for (const w of WORDS) {
       for (const key of [w, `proto/${w}`]) {

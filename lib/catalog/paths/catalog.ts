@@ -49,15 +49,15 @@ async function deregister(ctx: CatalogCtx): Promise<CatalogReply> {
 }
 
 /** Keeps what the caller may read; `filtered` says whether anything was dropped. */
-function readable<T>(items: T[], ok: (x: T) => boolean): { kept: T[]; filtered: boolean } {
+export function readable<T>(items: T[], ok: (x: T) => boolean): { kept: T[]; filtered: boolean } {
   const kept = items.filter(ok);
   return { kept, filtered: kept.length !== items.length };
 }
 
-const serviceVisible = (access: CatalogAccess) => (s: ServiceRecord) => access.can('service', s.service, 'read') && access.can('node', s.node, 'read');
+export const serviceVisible = (access: CatalogAccess) => (s: ServiceRecord) => access.can('service', s.service, 'read') && access.can('node', s.node, 'read');
 
 /** The nodes of these instances, by name. */
-async function nodesOf(ctx: CatalogCtx, instances: ServiceRecord[]): Promise<Map<string, NodeRecord | undefined>> {
+export async function nodesOf(ctx: CatalogCtx, instances: ServiceRecord[]): Promise<Map<string, NodeRecord | undefined>> {
   const nodes = new Map<string, NodeRecord | undefined>();
   await Promise.all([...new Set(instances.map((s) => s.node))].map(async (n) => nodes.set(n, await ctx.catalog.node(n))));
   return nodes;
