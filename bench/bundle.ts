@@ -27,13 +27,14 @@ import { ensureTable } from '../lib/store/setup';
 import { initialize } from '../lib/sys/init';
 import { httpEvent, scheduledEvent } from '../test/helpers/apigw';
 
-interface FunctionDef {
+export interface FunctionDef {
   handler: string;
+  memorySize: number;
   events: ({ httpApi: { method: string; path: string } } | { schedule: string })[];
 }
 const requireCjs = createRequire(import.meta.url);
 const settings = requireCjs('../infra/esbuild.cjs') as { esbuild: Record<string, unknown> };
-const { buildFunctions } = requireCjs('../infra/functions.cjs') as { buildFunctions: () => Record<string, FunctionDef> };
+export const { buildFunctions } = requireCjs('../infra/functions.cjs') as { buildFunctions: () => Record<string, FunctionDef> };
 
 const ROOT = join(import.meta.dirname, '..');
 const KB = 1024;
@@ -78,11 +79,8 @@ export interface BundleBenchResult {
   functions: FunctionFigures[];
 }
 
-/** The runner each cold process executes: import, one invocation, figures on stdout. */
-const RUNNER = `
-const bootMs = performance.now();
-const mod = await import(process.argv[2]);
-const imported = performance.now();
+/** A Lambda context as runner source: `context`, whose remaining time counts down from 29 s. */
+export const RUNNER_CONTEXT = `
 const deadline = Date.now() + 29000;
 const context = {
   callbackWaitsForEmptyEventLoop: true, functionName: 'bench', functionVersion: '$LATEST',
@@ -90,6 +88,14 @@ const context = {
   awsRequestId: 'bench', logGroupName: '/aws/lambda/bench', logStreamName: 'bench',
   getRemainingTimeInMillis: () => deadline - Date.now(),
 };
+`;
+
+/** The runner each cold process executes: import, one invocation, figures on stdout. */
+const RUNNER = `
+const bootMs = performance.now();
+const mod = await import(process.argv[2]);
+const imported = performance.now();
+${RUNNER_CONTEXT}
 const result = await mod.handler(JSON.parse(process.env.BENCH_EVENT), context);
 const done = performance.now();
 await mod.handler(JSON.parse(process.env.BENCH_EVENT), context);
@@ -110,13 +116,14 @@ function firstRequest(name: string, fn: FunctionDef): { label: string; event: un
   return { label: `GET ${path}`, event: httpEvent('GET', path) };
 }
 
-async function bundle(name: string, fn: FunctionDef, outdir: string): Promise<string> {
+export async function bundle(name: string, fn: FunctionDef, outdir: string): Promise<string> {
   const entry = join(ROOT, `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`);
   await build({ ...settings.esbuild, entryPoints: [entry], outdir, outExtension: { '.js': '.mjs' }, logLevel: 'error' });
   return join(outdir, `${name}.mjs`);
 }
 
-function coldStart(runner: string, file: string, event: unknown, env: NodeJS.ProcessEnv): Promise<ColdStart> {
+/** Runs `runner` on the bundle `file` in a fresh node, BENCH_EVENT = `event`; its stdout is JSON figures. */
+export function coldStart<T extends object = Omit<ColdStart, 'processMs'>>(runner: string, file: string, event: unknown, env: NodeJS.ProcessEnv): Promise<T & { processMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [runner, pathToFileURL(file).href], {
@@ -132,7 +139,7 @@ function coldStart(runner: string, file: string, event: unknown, env: NodeJS.Pro
       const processMs = performance.now() - started;
       if (code !== 0) return reject(new Error(`cold start of ${file} exited ${code}: ${err.trim()}`));
       try {
-        resolve({ ...(JSON.parse(out) as Omit<ColdStart, 'processMs'>), processMs });
+        resolve({ ...(JSON.parse(out) as T), processMs });
       } catch {
         reject(new Error(`cold start of ${file} printed no figures: ${out} ${err}`));
       }
@@ -140,32 +147,40 @@ function coldStart(runner: string, file: string, event: unknown, env: NodeJS.Pro
   });
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * The bench's environment for a function process (table `bench` at `endpoint`, the local key
+ * file in `dir`), on a table created and initialised here, so health answers 200 as it does in
+ * service; with the root token, for benches that set more up.
+ */
+export async function initialisedTable(dir: string, endpoint: string): Promise<{ env: NodeJS.ProcessEnv; rootToken: string }> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    TABLE_NAME: 'bench',
+    DYNAMODB_ENDPOINT: endpoint,
+    LOCAL_KEY_FILE: join(dir, 'local.key'),
+    AWS_REGION: 'us-east-1',
+    LOG_LEVEL: 'silent',
+    NODE_NO_WARNINGS: '1',
+  };
+  const deps = depsFromEnvironment(readEnvironment(env));
+  await ensureTable(dynamoClient(deps.env), 'bench');
+  const { rootToken } = await initialize(deps);
+  return { env, rootToken };
+}
 
 export async function run(options: { runs?: number; quiet?: boolean } = {}): Promise<BundleBenchResult> {
   const runs = options.runs ?? 5;
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-bundle-'));
   const dynamo = await startEmbeddedDynamo();
   try {
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      TABLE_NAME: 'bench',
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      LOCAL_KEY_FILE: join(dir, 'local.key'),
-      AWS_REGION: 'us-east-1',
-      LOG_LEVEL: 'silent',
-      NODE_NO_WARNINGS: '1',
-    };
-    // An initialised table, so health answers 200 as it does in service.
-    const deps = depsFromEnvironment(readEnvironment(env));
-    await ensureTable(dynamoClient(deps.env), 'bench');
-    await initialize(deps);
-
+    const { env } = await initialisedTable(dir, dynamo.endpoint);
     const runner = join(dir, 'runner.mjs');
     await writeFile(runner, RUNNER);
     const functions: FunctionFigures[] = [];
