@@ -100,15 +100,18 @@ export interface RequestedExtension {
   der: Buffer;
 }
 
-const BASIC_CONSTRAINTS = oid('2.5.29.19').toString('hex');
+/** Never copied: whether it is a CA, and which key signed it, are the issuer's to say. */
+const NOT_COPIED = new Set(['2.5.29.19', '2.5.29.35'].map((id) => oid(id).toString('hex')));
 const idOf = (extension: Buffer) => children(readTlv(extension).value)[0]!.raw.toString('hex');
 
 /**
- * sign-verbatim: every extension the CSR requests except basicConstraints is copied as sent, in
- * place of a generated one with the same OID, as the reference server does.
+ * sign-verbatim: every extension the CSR requests is copied as sent, in place of a generated one
+ * with the same OID, as the reference server does; except basicConstraints (as the reference)
+ * and authorityKeyIdentifier (the reference copies it too, but a CSR's own would misname the
+ * issuer to path building and keep the certificate off its CA's CRL).
  */
 export function withRequested(generated: (Buffer | undefined)[], requested: RequestedExtension[]): (Buffer | undefined)[] {
-  const copied = requested.filter((e) => e.id !== BASIC_CONSTRAINTS);
+  const copied = requested.filter((e) => !NOT_COPIED.has(e.id));
   if (!copied.length) return generated;
   const ids = new Set(copied.map((e) => e.id));
   return [...generated.filter((e) => e && !ids.has(idOf(e))), ...copied.map((e) => e.der)];

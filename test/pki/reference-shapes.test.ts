@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureAlgorithm } from '../../lib/keys/signer';
 import { generateKey, LocalSigner } from '../../lib/keys/signer-local';
-import { utf8 } from '../../lib/pki/der/asn1';
+import { implicit, seq, utf8 } from '../../lib/pki/der/asn1';
 import { buildCsr } from '../../lib/pki/der/csr';
 import { ext } from '../../lib/pki/der/extensions';
 import { encodeName } from '../../lib/pki/der/name';
@@ -68,6 +68,25 @@ describe('sign-verbatim', () => {
     const r = await post('pki/sign-verbatim', { csr });
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/extension is requested twice/);
+  });
+
+  it('keeps its own authorityKeyIdentifier over a CSR\'s, so the certificate chains and lands on its CA\'s CRL', async () => {
+    const signer = new LocalSigner(await generateKey('ec', 256));
+    const forged = ext('2.5.29.35', false, seq(implicit(0, Buffer.alloc(20, 7))));
+    const csr = toPem('CERTIFICATE REQUEST', await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), [forged]));
+    const d = await ok('pki/sign-verbatim', { csr, ttl: '1h' });
+    expect(await go.verify(d.certificate!, [root])).toMatchObject({ ok: true });
+    await ok('pki/revoke', { serial_number: d.serial_number });
+    const crl = await go.crl((await call(svc.app, 'GET', '/v1/pki/crl/pem')).text, root);
+    expect(crl.revoked).toContain(d.serial_number!.replace(/:/g, '').replace(/^0+/, ''));
+  });
+
+  it('refuses a CSR extension whose value is not one DER element', async () => {
+    const signer = new LocalSigner(await generateKey('ec', 256));
+    const broken = ext('1.2.3.4.5.6', false, Buffer.from([0x0c, 0x05, 0x61]));
+    const csr = toPem('CERTIFICATE REQUEST', await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), [broken]));
+    const r = await post('pki/sign-verbatim', { csr });
+    expect(r.status, r.text).toBe(400);
   });
 });
 

@@ -92,6 +92,7 @@ export function readCsr(der: Buffer): CsrParts {
         const id = expect(parts[0], 0x06, 'extension').raw.toString('hex');
         const value = expect(parts[parts.length - 1], 0x04, 'extension value').value;
         if (out.extensions.some((e) => e.id === id)) throw new BadRequest('malformed CSR: an extension is requested twice');
+        if (readTlv(value).raw.length !== value.length) throw new BadRequest('malformed CSR: an extension value is not one DER element');
         out.extensions.push({ id, der: ext.raw });
         if (id === SUBJECT_ALT_NAME) sansOf(value, out.sans);
         else if (id === BASIC_CONSTRAINTS) out.isCa = isCaOf(value);
