@@ -5,7 +5,7 @@
  * built, the way it was found; a bad deploy setting makes a packaging generator throw.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,12 @@ function packageIn(dir: string, limitMs: number): Promise<number | 'hung'> {
 }
 
 describe('npm run package, when packaging fails', () => {
-  it('exits non-zero when `npm ls` fails (symlinked node_modules)', async () => {
+  it('exits non-zero when `npm ls` fails (a dependency that is not installed)', async () => {
+    // `npm ls` in a copy with a symlinked node_modules fails on some npm versions only; a
+    // declared dependency that is not installed makes it fail on every one.
+    const pkg = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    pkg.dependencies['latchkey-not-installed'] = '1.0.0';
+    writeFileSync(join(copy, 'package.json'), JSON.stringify(pkg, null, 2));
     const status = await packageIn(copy, 150_000);
     expect(status).not.toBe('hung');
     expect(status).not.toBe(0);
