@@ -4,6 +4,7 @@
  * ApiResponseError carrying `response.statusCode` and the first error message.
  */
 import nodeVault from 'node-vault';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crlSerials, normSerial, startClientService, type ClientService, type Json } from './harness';
 
@@ -152,5 +153,19 @@ describe('node-vault: leases, wrapping, status', () => {
     expect(await anonymous.status()).toMatchObject({ initialized: true, sealed: false });
     expect(((await vault(cs.root).mounts()) as Json).data['pki/']).toMatchObject({ type: 'pki' });
     expect(await failure(anonymous.mounts())).toMatchObject({ status: 403 });
+  });
+});
+
+describe("node-vault: its own integration flow (init, then status checked against node-vault's response schemas)", () => {
+  it('init on an initialised service is rejected with the reference message node-vault takes as done; status matches its schema', async () => {
+    const client = vault();
+    const init = await failure(client.init({ secret_shares: 1, secret_threshold: 1 }));
+    expect(init).toEqual({ status: 400, message: 'Vault is already initialized' });
+    const status = await client.status();
+    // node-vault's own schema check (tv4, its dependency), as its integration test does.
+    const load = createRequire(import.meta.url);
+    const tv4 = load('tv4') as { validate(data: unknown, schema: object): boolean; error: unknown };
+    const commands = load('node-vault/src/commands.js') as Record<string, { schema: { res: object } }>;
+    expect(tv4.validate(status, commands.status!.schema.res), JSON.stringify(tv4.error)).toBe(true);
   });
 });

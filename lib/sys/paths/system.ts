@@ -3,12 +3,13 @@ import type { RouteSet } from '../../http/engine-app';
 import { withTopLevelData } from '../../http/envelope';
 import { definePath } from '../../http/path';
 import { openApiDocument } from '../../http/openapi';
-import { PermissionDenied } from '../../errors';
+import { BadRequest, PermissionDenied } from '../../errors';
 import { isInitialized } from '../init';
 import { mountInfo } from './mounts';
 
 export const VERSION = '0.1.0';
 
+const ALREADY_INITIALIZED = 'Vault is already initialized';
 const INIT_CLOSED =
   'sys/init is closed over HTTP: initialize with `npm run admin -- init` (a Lambda invoke with IAM credentials); the local server initializes itself';
 
@@ -46,8 +47,11 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: 
       unauthenticated: ['read', 'write'],
       operations: {
         read: async (req) => json({ initialized: await isInitialized(req.deps) }),
-        // Never a root token for the first caller of a public route (contract section 9).
-        write: async () => {
+        // Never a root token for the first caller of a public route (contract section 9). Once
+        // initialised, the reference's own answer, which existing clients match on (node-vault's
+        // integration test takes 'Vault is already initialized' as success).
+        write: async (req) => {
+          if (await isInitialized(req.deps)) throw new BadRequest(ALREADY_INITIALIZED);
           throw new PermissionDenied(INIT_CLOSED);
         },
       },
