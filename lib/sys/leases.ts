@@ -70,6 +70,15 @@ export interface NewLease {
 export const LEASE_EXPIRY_INDEX = 'lease-expiry';
 const MAX_BACKOFF = 3600;
 const OWNED_PARALLEL = 8;
+/** How long a prefix revocation works in one call before answering (API Gateway allows 29 s). */
+const PREFIX_BUDGET_MS = 20_000;
+
+export interface PrefixRevocation {
+  revoked: number;
+  errors: string[];
+  /** The deadline came first: leases remain under the prefix. */
+  unfinished: boolean;
+}
 
 const leaseKey = (id: string) => `lease/${id}`;
 const ownerKey = (owner: string, id: string) => `owner/${owner}/${id}`;
@@ -244,28 +253,45 @@ export class Leases {
   }
 
   /**
-   * Revokes every lease whose id starts with `prefix`. With `force`, a lease whose engine
-   * fails is deleted all the same (what it created may be left behind: the operator's call).
-   * Returns how many were revoked and the errors of those that were not.
+   * Revokes every lease whose id starts with `prefix` (page by page, until `deadline`). With
+   * `force`, a lease whose engine fails is deleted all the same (what it created may be left
+   * behind: the operator's call). Returns how many were revoked, the errors of those that were
+   * not, and whether leases remain because the deadline came first (calling again continues).
    */
-  async revokePrefix(prefix: string, force: boolean): Promise<{ revoked: number; errors: string[] }> {
-    const ids = await this.list(prefix);
-    let revoked = 0;
-    const errors: string[] = [];
-    for (const rest of ids) {
-      const item = await this.part.get<LeaseRecord>(leaseKey(prefix + rest));
-      if (!item) continue;
-      try {
-        await this.attempt(item.value, item.version, false);
-        revoked++;
-      } catch (e) {
-        if (force) {
-          await this.drop(item.value);
-          revoked++;
-        } else errors.push(`${item.value.lease_id}: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300));
+  async revokePrefix(prefix: string, force: boolean, deadline = Date.now() + PREFIX_BUDGET_MS): Promise<PrefixRevocation> {
+    const out: PrefixRevocation = { revoked: 0, errors: [], unfinished: false };
+    let cursor: string | undefined;
+    do {
+      const page = await this.part.listKeys(leaseKey(prefix), { limit: 100, ...(cursor ? { cursor } : {}) });
+      for (const key of page.items) {
+        if (Date.now() > deadline) {
+          out.unfinished = true;
+          return out;
+        }
+        await this.revokeForPrefix(key.slice('lease/'.length), force, out);
       }
+      cursor = page.cursor;
+    } while (cursor);
+    return out;
+  }
+
+  /** Revokes one lease, deleting it even when its engine fails (revoke-force on an exact id). */
+  async revokeForced(id: string): Promise<void> {
+    await this.revokeForPrefix(id, true, { revoked: 0, errors: [], unfinished: false });
+  }
+
+  private async revokeForPrefix(id: string, force: boolean, out: PrefixRevocation): Promise<void> {
+    const item = await this.part.get<LeaseRecord>(leaseKey(id));
+    if (!item) return;
+    try {
+      await this.attempt(item.value, item.version, false);
+      out.revoked++;
+    } catch (e) {
+      if (force) {
+        await this.drop(item.value);
+        out.revoked++;
+      } else out.errors.push(`${item.value.lease_id}: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300));
     }
-    return { revoked, errors };
   }
 
   private async get(id: string) {

@@ -104,3 +104,23 @@ describe('leases', () => {
     }
   });
 });
+
+describe('revoke-prefix over many leases', () => {
+  const many = (n: number, mount: string) =>
+    Promise.all(Array.from({ length: n }, (_, i) => svc.deps.leases.create({ mount, engine: 'test', path: 'creds/bulk', ttl: 600, maxTtl: 600, renewable: false, revoke: { thing: `bulk-${i}` }, owner: '' })));
+
+  it('pages past the first 100 (and any listing cap): every lease under the prefix is revoked', async () => {
+    await many(230, 'bulk-mount');
+    const r = await call(svc.app, 'PUT', '/v1/sys/leases/revoke-prefix/bulk-mount/creds', { token: svc.root });
+    expect(r.status).toBe(204);
+    expect(await svc.deps.leases.list('bulk-mount/')).toEqual([]);
+  });
+
+  it('stops at its deadline and says so; calling again continues', async () => {
+    await many(5, 'slow-mount');
+    const first = await svc.deps.leases.revokePrefix('slow-mount/', false, Date.now() - 1);
+    expect(first).toEqual({ revoked: 0, errors: [], unfinished: true });
+    const second = await svc.deps.leases.revokePrefix('slow-mount/', false);
+    expect(second).toEqual({ revoked: 5, errors: [], unfinished: false });
+  });
+});

@@ -45,13 +45,20 @@ async function revoke(req: Req<typeof leaseId>): Promise<void> {
  * revoke-prefix / revoke-force: a prefix without a trailing slash that is exactly a lease's id
  * revokes that lease; otherwise every lease under `<prefix>/`, as the reference does.
  */
-async function revokePrefix(req: Req<{ prefix: ReturnType<typeof f.pathParam> }>, force: boolean): Promise<void> {
+async function revokePrefix(req: Req<{ prefix: ReturnType<typeof f.pathParam> }>, force: boolean): Promise<Result | void> {
   const given = req.data.prefix;
-  const prefix = !given.endsWith('/') && (await req.deps.leases.exists(given)) ? given : given.replace(/\/?$/, '/');
+  if (!given.endsWith('/') && (await req.deps.leases.exists(given))) return revokeExactly(req, given, force);
+  const prefix = given.replace(/\/?$/, '/');
   // Tokens are leases of auth/token/create[/<role>] to the reference: revoke those made there.
   if (prefix.startsWith('auth/')) await req.deps.tokens.revokeByPathPrefix(prefix);
-  const { errors } = await req.deps.leases.revokePrefix(prefix, force);
+  const { errors, unfinished, revoked } = await req.deps.leases.revokePrefix(prefix, force);
   if (errors.length) throw new HttpError(502, [`failed to revoke ${errors.length} lease(s) under "${given}"; they will be retried`, ...errors.slice(0, 5)]);
+  if (unfinished) return { data: { revoked }, warnings: [`revoked ${revoked} lease(s); more remain under "${given}": call again to continue`] };
+}
+
+/** A prefix that is exactly a lease's id names that lease alone, as the reference takes it. */
+async function revokeExactly(req: Req, id: string, force: boolean): Promise<void> {
+  return force ? req.deps.leases.revokeForced(id) : req.deps.leases.revoke(id);
 }
 
 async function listUnder(req: Req, prefix: string): Promise<Result> {
