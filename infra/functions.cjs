@@ -10,9 +10,8 @@ const { join } = require('node:path');
 const { readSettings } = require('./settings.cjs');
 
 const ROOT = join(__dirname, '..');
-/** The catalog function's fixed prefixes (lib/routing.ts CATALOG_PREFIXES). */
-const CATALOG_PREFIXES = ['kv', 'catalog', 'agent', 'health', 'status', 'session', 'event'];
-const SYS_PREFIXES = ['sys', 'auth'];
+/** The fixed prefixes of sys and the catalog: infra/surfaces.json, the file lib/config.ts and lib/routing.ts read. */
+const { sys_prefixes: SYS_PREFIXES, catalog_prefixes: CATALOG_PREFIXES } = require('./surfaces.json');
 
 const hasSource = (name) => existsSync(join(ROOT, 'functions', `${name}.ts`));
 const routes = (prefixes) => prefixes.map((p) => ({ httpApi: { method: 'ANY', path: `/v1/${p}/{proxy+}` } }));

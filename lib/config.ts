@@ -1,12 +1,15 @@
 /**
  * Service configuration: the mounts (deployed as code, shared with serverless.yml through
- * infra/mounts.json) and the environment. Read once per process.
+ * infra/mounts.json; engine types and reserved prefixes from infra/surfaces.json) and the environment. Read once per process.
  */
 import mountsFile from '../infra/mounts.json';
+import surfaces from '../infra/surfaces.json';
 import { parseDuration } from './duration';
+import type { EngineType } from './types';
 
-export type EngineType = 'pki' | 'ssh' | 'cloud-a' | 'cloud-b';
-export const ENGINE_TYPES: readonly EngineType[] = ['pki', 'ssh', 'cloud-a', 'cloud-b'];
+export type { EngineType } from './types';
+/** The engine types a mount may have (infra/surfaces.json, which routing and infra/ read too). */
+export const ENGINE_TYPES: readonly string[] = surfaces.engine_types;
 
 /** The reference server's system defaults: 768h for both. */
 export const SYSTEM_DEFAULT_LEASE_TTL = 768 * 3600;
@@ -38,13 +41,13 @@ interface MountEntry {
 }
 
 /** First path segments that belong to sys and the catalog, never to a mount. */
-const RESERVED = ['sys', 'auth', 'kv', 'catalog', 'agent', 'health', 'status', 'session', 'event'];
+export const RESERVED: readonly string[] = [...surfaces.sys_prefixes, ...surfaces.catalog_prefixes];
 
 export function parseMounts(entries: MountEntry[]): Mount[] {
   const seen = new Set<string>();
   return entries.map((e) => {
     if (!/^[A-Za-z0-9_-]+$/.test(e.path)) throw new Error(`mount path ${JSON.stringify(e.path)} is not a single name`);
-    if (!(ENGINE_TYPES as readonly string[]).includes(e.type)) throw new Error(`mount ${e.path}: unknown type ${e.type}`);
+    if (!ENGINE_TYPES.includes(e.type)) throw new Error(`mount ${e.path}: unknown type ${e.type}`);
     if (seen.has(e.path) || RESERVED.includes(e.path)) throw new Error(`mount path ${e.path} is taken`);
     seen.add(e.path);
     const ttl = (v: string | number | undefined, d: number) => (v === undefined ? d : (parseDuration(v) ?? d));

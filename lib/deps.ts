@@ -5,7 +5,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { MOUNTS, readEnvironment, type Environment, type Mount } from './config';
-import type { Authorizer } from './http/auth';
 import type { KeyWrapper } from './keys/key-wrapper';
 import { kmsClient, leanKmsApi, type KmsApi } from './keys/kms-api';
 import { KmsKeyWrapper } from './keys/kms-key';
@@ -20,6 +19,7 @@ import { TokenAuthorizer } from './sys/authorizer';
 import { Leases, RevokerRegistry } from './sys/leases';
 import { Policies } from './sys/policies';
 import { Tokens } from './sys/tokens';
+import type { Authorizer } from './types';
 
 export interface Deps {
   env: Environment;

@@ -4,7 +4,7 @@
  */
 import { cloudAEngine } from './cloud-a/engine';
 import { cloudBEngine } from './cloud-b/engine';
-import type { EngineModule } from './engines';
+import type { EngineModule } from './engine-module';
 import { sshEngine } from './ssh/engine';
 import { pkiEngine } from './pki/engine';
 

@@ -1,22 +1,15 @@
 /**
  * Engines plug in here: each engine module says how to route one of its mounts and how to
- * revoke its leases. The list itself (engine-list.ts) is loaded lazily by the functions that
+ * revoke its leases (engine-module.ts). The list itself (engine-list.ts) is loaded lazily by the functions that
  * need every engine (sys for OpenAPI and lease revocation, the sweeper), so an engine's code is
  * evaluated only where and when it is used.
  */
-import type { EngineType, Mount } from './config';
+import type { Mount } from './config';
 import type { Deps } from './deps';
+import type { EngineModule } from './engine-module';
 import { createApp, type RouteSet } from './http/engine-app';
-import type { PathSpec } from './http/path';
-import type { Revoker } from './sys/leases';
 
-export interface EngineModule {
-  type: EngineType;
-  /** The declared paths of one mount of this engine. */
-  paths(mount: Mount): PathSpec[];
-  /** Undoes what a lease of this engine created. */
-  revoker?(deps: Deps): Revoker;
-}
+export type { EngineModule } from './engine-module';
 
 export async function loadEngines(): Promise<EngineModule[]> {
   return (await import('./engine-list')).ENGINES;

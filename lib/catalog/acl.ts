@@ -7,7 +7,7 @@
 import { PermissionDenied } from '../errors';
 import type { OpName } from '../http/path';
 import type { Policies } from '../sys/policies';
-import { allows, type Acl } from '../sys/policy-rules';
+import { allows, type Acl } from '../sys/acl';
 import type { Tokens } from '../sys/tokens';
 import type { CatalogConfig } from './settings';
 

@@ -3,7 +3,7 @@
  * the directory graph, the resource manager's role assignments), each behind a lease.
  * `makeCloudAEngine` takes the environment reader (CLOUDA_* variables) so tests can give theirs.
  */
-import type { EngineModule } from '../engines';
+import type { EngineModule } from '../engine-module';
 import { processEnv, type EnvReader } from '../cloud-common/env-settings';
 import { configPaths } from './paths/config';
 import { credsPaths } from './paths/creds';

@@ -3,7 +3,7 @@
  * role, each behind a lease; flat JSON answers. `makeCloudBEngine` takes the environment reader
  * (CLOUDB_* variables) so tests can give theirs.
  */
-import type { EngineModule } from '../engines';
+import type { EngineModule } from '../engine-module';
 import { processEnv, type EnvReader } from '../cloud-common/env-settings';
 import { configPaths } from './paths/config';
 import { credsPaths } from './paths/creds';

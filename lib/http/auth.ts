@@ -1,33 +1,5 @@
-/** Who is calling: the token carried by a request, and what the app needs to know of it. */
-
-export interface Principal {
-  accessor: string;
-  policies: string[];
-  displayName: string;
-  /**
-   * The token's record as it authorised this request, its uses already counted. The sys
-   * backend answers lookup-self from it on a token's last use, when the token is gone already.
-   */
-  snapshot?: Readonly<Record<string, unknown>>;
-}
-
-/** What a request does, as policies see it: a write is `create` or `update` by the item's existence. */
-export type AccessOp = 'read' | 'list' | 'create' | 'update' | 'delete';
-
-export interface AccessRequest {
-  token: string | undefined;
-  /** Relative to /v1/; a LIST ends with "/". */
-  path: string;
-  op: AccessOp;
-  sudo: boolean;
-  /** The request's parameters (body of a write, query of a read), for parameter constraints. */
-  data: Record<string, unknown>;
-}
-
-export interface Authorizer {
-  /** Checks the request's token and policies. Throws PermissionDenied, or returns the caller. Counts one use of a token with num_uses. */
-  authorize(req: AccessRequest): Promise<Principal>;
-}
+/** The token a request carries. The caller and the authorizer's contract are lib/types.ts's. */
+export type { AccessOp, AccessRequest, Authorizer, Principal } from '../types';
 
 /** The engines' token: `X-Svc-Token`, then `X-Vault-Token` (existing clients), then Bearer. */
 export function engineToken(headers: Headers): string | undefined {

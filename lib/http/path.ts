@@ -4,18 +4,9 @@
  */
 import type { Deps } from '../deps';
 import type { Fields, FieldValues } from './fields';
-import type { Principal } from './auth';
+import type { MountRef, OpName, Principal } from '../types';
 
-export type OpName = 'read' | 'list' | 'write' | 'delete';
-
-/** The mount (or fixed prefix, for sys) a request arrived under. */
-export interface MountRef {
-  /** "pki_int", or "sys" / "auth/token" for the system backend. */
-  path: string;
-  type: string;
-  defaultLeaseTtl: number;
-  maxLeaseTtl: number;
-}
+export type { MountRef, OpName } from '../types';
 
 export interface Req<F extends Fields = Fields> {
   data: FieldValues<F>;

@@ -1,6 +1,6 @@
 /** The SSH engine: CA signing, one-time passwords and dynamic keys. */
 import type { Deps } from '../deps';
-import type { EngineModule } from '../engines';
+import type { EngineModule } from '../engine-module';
 import type { LeaseRecord } from '../sys/leases';
 import { revokeDynamic, type DynamicRevoke } from './dynamic';
 import { otpKey, type OtpRevoke } from './otp';

@@ -1,9 +1,9 @@
 /** Token + policy check for every authenticated operation of every function. */
 import { PermissionDenied } from '../errors';
-import type { AccessRequest, Authorizer, Principal } from '../http/auth';
 import type { Policies } from './policies';
-import { allows } from './policy-rules';
+import { allows } from './acl';
 import type { Tokens } from './tokens';
+import type { AccessRequest, Authorizer, Principal } from '../types';
 
 export class TokenAuthorizer implements Authorizer {
   constructor(

@@ -2,7 +2,8 @@
 import { BadRequest } from '../errors';
 import type { Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
-import { mergeRules, parsePolicy, type Acl, type PolicyDocument } from './policy-rules';
+import { mergeRules, type Acl } from './acl';
+import { parsePolicy, type PolicyDocument } from './policy-rules';
 
 /** The built-in default policy, as text (read back as written) and parsed once. */
 export const DEFAULT_POLICY_DOCUMENT = {

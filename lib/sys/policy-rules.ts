@@ -160,5 +160,3 @@ function checkPattern(raw: string): string {
   if (star !== -1 && star !== pattern.length - 1) fail(`path "${pattern}": "*" is only allowed at the end`);
   return pattern;
 }
-
-export { Acl, allows, capabilitiesFor, mergeRules } from './acl';

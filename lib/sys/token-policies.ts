@@ -5,7 +5,6 @@
  * parent that is not root.
  */
 import { BadRequest } from '../errors';
-import type { TokenRole } from './token-roles';
 
 /** Policies that may never be given to a token. */
 const NOT_ASSIGNABLE = ['response-wrapping'];
@@ -37,11 +36,20 @@ export function globMatches(patterns: string[], value: string): boolean {
   });
 }
 
+/** What the choice reads of a token role (token-roles.ts's TokenRole has these fields). */
+export interface RolePolicyLists {
+  allowedPolicies: string[];
+  disallowedPolicies: string[];
+  allowedPoliciesGlob: string[];
+  disallowedPoliciesGlob: string[];
+  tokenNoDefaultPolicy: boolean;
+}
+
 export interface PolicyChoice {
   /** `policies` of the request (absent or empty: none asked for). */
   requested: string[] | undefined;
   noDefaultPolicy: boolean;
-  role: TokenRole | undefined;
+  role: RolePolicyLists | undefined;
   parentPolicies: string[];
   /** The caller has root or sudo on the create path. */
   sudo: boolean;
@@ -49,12 +57,12 @@ export interface PolicyChoice {
 
 const quoted = (list: string[]) => `[${list.map((p) => JSON.stringify(p)).join(' ')}]`;
 
-function hasPolicyLists(r: TokenRole): boolean {
+function hasPolicyLists(r: RolePolicyLists): boolean {
   return r.allowedPolicies.length + r.disallowedPolicies.length + r.allowedPoliciesGlob.length + r.disallowedPoliciesGlob.length > 0;
 }
 
 /** A role with allowed/disallowed lists decides on its own, disjoint from the parent's policies. */
-function fromRole(c: PolicyChoice, r: TokenRole): string[] {
+function fromRole(c: PolicyChoice, r: RolePolicyLists): string[] {
   const addDefault =
     !c.noDefaultPolicy && !r.tokenNoDefaultPolicy && !r.disallowedPolicies.includes('default') && !globMatches(r.disallowedPoliciesGlob, 'default');
   let chosen = c.requested?.length ? sanitizePolicies(c.requested, addDefault) : [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Acl, allows, capabilitiesFor, mergeRules, parsePolicy } from '../../lib/sys/policy-rules';
+import { Acl, allows, capabilitiesFor, mergeRules } from '../../lib/sys/acl';
+import { parsePolicy } from '../../lib/sys/policy-rules';
 
 const acl = (...docs: unknown[]) => mergeRules(docs.map((d) => parsePolicy(d)));
 const caps = (a: Acl, path: string) => [...capabilitiesFor(a, path)].sort();

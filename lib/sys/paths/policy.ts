@@ -7,7 +7,8 @@ import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 import { Policies } from '../policies';
-import { capabilitiesFor, type Capability } from '../policy-rules';
+import { capabilitiesFor } from '../acl';
+import type { Capability } from '../policy-rules';
 
 const documentFields = {
   name: f.pathParam({ description: 'the policy name' }),

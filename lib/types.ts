@@ -1,0 +1,49 @@
+/**
+ * The types every layer shares: operation names, the mount a request arrived under, the
+ * caller and the authorizer's contract. This module imports nothing, so domain code (sys/, the
+ * engines) and the HTTP edge can both depend on it without depending on each other.
+ */
+
+/** The engine types this build knows; the runtime list is infra/surfaces.json (config.ts reads it). */
+export type EngineType = 'pki' | 'ssh' | 'cloud-a' | 'cloud-b';
+
+export type OpName = 'read' | 'list' | 'write' | 'delete';
+
+/** The mount (or fixed prefix, for sys) a request arrived under. */
+export interface MountRef {
+  /** "pki_int", or "sys" / "auth/token" for the system backend. */
+  path: string;
+  type: string;
+  defaultLeaseTtl: number;
+  maxLeaseTtl: number;
+}
+
+/** Who is calling: what the app needs to know of the token a request carries. */
+export interface Principal {
+  accessor: string;
+  policies: string[];
+  displayName: string;
+  /**
+   * The token's record as it authorised this request, its uses already counted. The sys
+   * backend answers lookup-self from it on a token's last use, when the token is gone already.
+   */
+  snapshot?: Readonly<Record<string, unknown>>;
+}
+
+/** What a request does, as policies see it: a write is `create` or `update` by the item's existence. */
+export type AccessOp = 'read' | 'list' | 'create' | 'update' | 'delete';
+
+export interface AccessRequest {
+  token: string | undefined;
+  /** Relative to /v1/; a LIST ends with "/". */
+  path: string;
+  op: AccessOp;
+  sudo: boolean;
+  /** The request's parameters (body of a write, query of a read), for parameter constraints. */
+  data: Record<string, unknown>;
+}
+
+export interface Authorizer {
+  /** Checks the request's token and policies. Throws PermissionDenied, or returns the caller. Counts one use of a token with num_uses. */
+  authorize(req: AccessRequest): Promise<Principal>;
+}
