@@ -1,7 +1,10 @@
 /**
- * The few error classes of Latchkey. Each has an HTTP status and a client-safe message;
- * the optional `cause` is for the log only and never reaches a client.
+ * The HTTP errors of Latchkey, for the edge. Each has an HTTP status and a client-safe message;
+ * the optional `cause` is for the log only and never reaches a client. Domain and storage code
+ * throw the status-free errors of `domain-errors.ts`; `httpErrorOf` maps them here, once.
  */
+import { ConflictError, DomainError, ExistsError, Forbidden, InvalidInput, NotFoundError } from './domain-errors';
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -51,20 +54,25 @@ export class InternalError extends HttpError {
   }
 }
 
-/** A conditional write lost a race (raised by the store, mapped by callers or to 400). */
-export class ConflictError extends HttpError {
-  constructor(message = 'the resource was changed concurrently; retry the request') {
-    super(400, [message]);
-  }
-}
-
-/** A conditional create found the item already there. */
-export class ExistsError extends HttpError {
-  constructor(message = 'the resource already exists') {
-    super(400, [message]);
-  }
-}
-
 export function isHttpError(e: unknown): e is HttpError {
   return e instanceof HttpError;
+}
+
+/** The one table from domain error to HTTP status (the reference answers a lost race or a duplicate with 400). */
+const STATUS_OF: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainError, number]> = [
+  [NotFoundError, 404],
+  [ConflictError, 400],
+  [ExistsError, 400],
+  [InvalidInput, 400],
+  [Forbidden, 403],
+];
+
+/** What the edge answers for any thrown value: an HttpError as is, a domain error by the table, anything else 500. */
+export function httpErrorOf(e: unknown): HttpError {
+  if (e instanceof HttpError) return e;
+  if (e instanceof DomainError) {
+    const status = STATUS_OF.find(([type]) => e instanceof type)?.[1];
+    if (status !== undefined) return new HttpError(status, e.message ? [e.message] : [], { cause: e });
+  }
+  return new InternalError(e);
 }

@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
-import { HttpError, InternalError, NotFound } from '../errors';
+import { HttpError, httpErrorOf, NotFound } from '../errors';
 import { readRawBody } from '../http/input';
 import { decodedPath, hasPretty } from '../http/request-path';
 import { logError, logInfo } from '../log';
@@ -46,7 +46,7 @@ export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSe
     const log: Record<string, unknown> = { request_id: requestId, function: 'catalog', method: c.req.method };
     const state: { index?: number; filtered: boolean } = { filtered: false };
     const res = await serve(c.req.raw, parts, log, state).catch(async (e: unknown) => {
-      const err = e instanceof HttpError ? e : new InternalError(e);
+      const err = httpErrorOf(e);
       if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
       state.index ??= await index.current().catch(() => undefined);
       return errorText(err.status, err.messages.join('; '), headersOf(parts, state, requestId));

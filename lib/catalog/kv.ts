@@ -3,6 +3,7 @@
  * (they often hold secrets), Create/Modify/Lock indexes from the global modify index, and
  * check-and-set by conditional write on the item's version.
  */
+import { ConflictError, ExistsError } from '../domain-errors';
 import { PermissionDenied } from '../errors';
 import type { SealedValue, Sealer } from '../keys/sealed';
 import { mutate, type Partition, type StoredItem } from '../store/store';
@@ -114,7 +115,7 @@ export class KvStore {
       await this.part.put(sk, record(cur.value.createIndex), { ifVersion: cur.version });
       return true;
     } catch (e) {
-      if (e instanceof Error && (e.name === 'ConflictError' || e.name === 'ExistsError')) return false;
+      if (e instanceof ConflictError || e instanceof ExistsError) return false;
       throw e;
     }
   }
@@ -131,7 +132,7 @@ export class KvStore {
       try {
         await this.part.delete(sk, { ifVersion: cur.version });
       } catch (e) {
-        if (e instanceof Error && e.name === 'ConflictError') return false;
+        if (e instanceof ConflictError) return false;
         throw e;
       }
     }

@@ -2,7 +2,7 @@
  * A failure reported by (or on the way to) a cloud API, classified so the HTTP layer can answer
  * with a clear 4xx: the cloud's own words are kept only after secrets were scrubbed from them.
  */
-import { HttpError } from '../errors';
+import { HttpError, httpErrorOf } from '../errors';
 
 export type CloudErrorKind = 'throttled' | 'unauthorized' | 'forbidden' | 'not-found' | 'conflict' | 'invalid' | 'unreachable' | 'server';
 
@@ -42,7 +42,7 @@ export function scrub(text: string, secrets: readonly (string | undefined)[]): s
  */
 export function toHttpError(e: unknown, action: string): HttpError {
   if (e instanceof HttpError) return e;
-  if (!(e instanceof CloudError)) return new HttpError(500, ['internal error'], { cause: e });
+  if (!(e instanceof CloudError)) return httpErrorOf(e);
   const what = `${action}: ${e.message}`;
   switch (e.kind) {
     case 'throttled':

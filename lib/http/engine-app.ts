@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { BODY_LIMIT } from '../config';
 import type { Deps } from '../deps';
-import { HttpError, InternalError, MethodNotAllowed, NotFound } from '../errors';
+import { httpErrorOf, MethodNotAllowed, NotFound } from '../errors';
 import { logError, logInfo } from '../log';
 import { engineToken, type AccessOp } from './auth';
 import { envelope, errorResponse, jsonResponse } from './envelope';
@@ -68,7 +68,7 @@ export function createApp(options: AppOptions): Hono {
     try {
       res = await serve(req, url, requestId, pretty, sets, options.deps, log);
     } catch (e) {
-      const err = e instanceof HttpError ? e : new InternalError(e);
+      const err = httpErrorOf(e);
       if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
       res = errorResponse(err.status, err.messages, pretty, requestId);
     }

@@ -1,6 +1,7 @@
 /** The PKI engine: its paths for every mount of type pki, and the revoker for certificate leases. */
 import type { EngineModule } from '../engine-module';
 import type { Deps } from '../deps';
+import { NotFoundError } from '../domain-errors';
 import type { LeaseRecord } from '../sys/leases';
 import { adminPaths } from './paths/admin';
 import { caAdminPaths } from './paths/ca-admin';
@@ -21,7 +22,7 @@ export const pkiEngine: EngineModule = {
       await revokeSerial(deps, partitionOf(deps, lease.mount), parseSerial(serial));
     } catch (e) {
       // Already gone (tidied) or never stored: nothing left to revoke.
-      if (e instanceof Error && e.name === 'BadRequest' && /not found/.test(e.message)) return;
+      if (e instanceof NotFoundError) return;
       throw e;
     }
   },

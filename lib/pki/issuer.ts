@@ -4,6 +4,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import type { Deps } from '../deps';
+import { ConflictError, ExistsError } from '../domain-errors';
 import { BadRequest } from '../errors';
 import type { Signer } from '../keys/signer';
 import { LocalSigner } from '../keys/signer-local';
@@ -81,7 +82,7 @@ async function putCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean)
   try {
     await part.put(CA_KEY, record as unknown as Json, current ? { ifVersion: current.version } : { ifAbsent: true });
   } catch (e) {
-    if (e instanceof Error && (e.name === 'ConflictError' || e.name === 'ExistsError')) {
+    if (e instanceof ConflictError || e instanceof ExistsError) {
       throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
     }
     throw e;

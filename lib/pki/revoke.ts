@@ -4,6 +4,7 @@
  * picks up.
  */
 import type { Deps } from '../deps';
+import { ExistsError, NotFoundError } from '../domain-errors';
 import { BadRequest } from '../errors';
 import { mutate, type Json, type Partition } from '../store/store';
 import { certKey } from './certs';
@@ -15,7 +16,7 @@ import { onePem } from './pem';
 import { serialKey } from './serial';
 import { expiryIndexSort, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
-/** Returns the revocation time in milliseconds (the first one when already revoked). */
+/** Returns the revocation time in milliseconds (the first one when already revoked); NotFoundError when no such certificate is stored. */
 export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer): Promise<number> {
   const key = serialKey(serial);
   const ca = await readCa(part);
@@ -23,13 +24,13 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer):
     throw new BadRequest('adding issuer (id: default) to its own CRL is not allowed');
   }
   const cert = await part.get<CertRecord>(certKey(serial));
-  if (!cert) throw new BadRequest(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);
+  if (!cert) throw new NotFoundError(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);
   const issuer = issuerIdOf(parseCertificate(Buffer.from(cert.value.der, 'base64')));
   const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter, issuer };
   try {
     await part.put(`revoked/${key}`, record as unknown as Json, { ifAbsent: true, index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) } });
   } catch (e) {
-    if (!(e instanceof Error && e.name === 'ExistsError')) throw e;
+    if (!(e instanceof ExistsError)) throw e;
     const first = await part.get<RevokedRecord>(`revoked/${key}`);
     return first?.value.revokedAt ?? record.revokedAt;
   }

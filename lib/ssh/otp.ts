@@ -5,6 +5,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Leases } from '../sys/leases';
+import { ConflictError } from '../domain-errors';
 import { BadRequest } from '../errors';
 import type { SshStore } from './ssh-store';
 
@@ -60,7 +61,7 @@ export async function verifyOtp(store: SshStore, otp: string, nowSeconds: number
   const item = await store.part.get<OtpRecord>(key);
   if (!item) throw new BadRequest('OTP not found');
   const won = await store.part.delete(key, { ifVersion: item.version }).catch((e: unknown) => {
-    if (e instanceof Error && e.name === 'ConflictError') return false;
+    if (e instanceof ConflictError) return false;
     throw e;
   });
   if (!won || item.value.expire_time <= nowSeconds) throw new BadRequest('OTP not found');

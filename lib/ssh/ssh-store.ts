@@ -1,6 +1,7 @@
 /** This mount's state: CA key pair, named keys (sealed), roles, zero-address list, OTP salt. */
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Deps } from '../deps';
+import { ExistsError } from '../domain-errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
 import type { Json, Partition } from '../store/store';
 import type { CaSigner } from './certificate';
@@ -123,7 +124,7 @@ export class SshStore {
     if (!item) {
       const sealed = await this.deps.sealer.seal(randomBytes(32), this.part.name, SALT);
       await this.part.put(SALT, { salt: sealed } as unknown as Json, { ifAbsent: true }).catch((e: unknown) => {
-        if (!(e instanceof Error && e.name === 'ExistsError')) throw e;
+        if (!(e instanceof ExistsError)) throw e;
       });
       item = await this.part.get<{ salt: SealedValue }>(SALT);
     }

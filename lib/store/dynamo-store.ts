@@ -4,7 +4,7 @@
 import type { AttributeValue, WriteRequest } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import type { DynamoApi } from './dynamo-api';
-import { BadRequest, ConflictError, ExistsError } from '../errors';
+import { ConflictError, ExistsError, InvalidInput } from '../domain-errors';
 import * as P from './dynamo-params';
 import type { DeleteOptions, IndexRange, Json, ListOptions, Page, Partition, PutOptions, Store, StoredItem } from './store';
 
@@ -24,8 +24,8 @@ export class DynamoStore implements Store {
 }
 
 function checkKey(key: string): void {
-  if (!key) throw new BadRequest('empty storage key');
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new BadRequest(`name too long: at most ${MAX_KEY_BYTES} bytes`);
+  if (!key) throw new InvalidInput('empty storage key');
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new InvalidInput(`name too long: at most ${MAX_KEY_BYTES} bytes`);
 }
 
 function conditionFailed(e: unknown): boolean {
@@ -110,7 +110,7 @@ class DynamoPartition implements Partition {
     const requests: WriteRequest[] = items.map(({ key, value, index }) => {
       checkKey(key);
       const text = JSON.stringify(value);
-      if (Buffer.byteLength(text) > P.INLINE_LIMIT) throw new BadRequest('value too large for a batch write');
+      if (Buffer.byteLength(text) > P.INLINE_LIMIT) throw new InvalidInput('value too large for a batch write');
       const item: Item = { pk: { S: this.name }, sk: { S: key }, v: { S: text }, ver: { N: '1' } };
       if (index) {
         item.ipk = { S: P.indexPartition(this.name, index.name) };
@@ -212,9 +212,9 @@ function cursorOf(cursor: string | undefined, fits: (key: Item) => boolean): Ite
   try {
     key = P.decodeCursor(cursor);
   } catch {
-    throw new BadRequest('invalid list cursor');
+    throw new InvalidInput('invalid list cursor');
   }
-  if (key && !fits(key)) throw new BadRequest('invalid list cursor');
+  if (key && !fits(key)) throw new InvalidInput('invalid list cursor');
   return key;
 }
 

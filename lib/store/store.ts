@@ -4,6 +4,8 @@
  *
  * Only single-item conditional writes, Query and batch writes: no transactions, no Scan.
  */
+import { ConflictError, ExistsError } from '../domain-errors';
+
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 export interface StoredItem<T = Json> {
@@ -102,7 +104,7 @@ export async function mutate<T extends Json>(
       });
       return next;
     } catch (e) {
-      const lost = e instanceof Error && (e.name === 'ConflictError' || e.name === 'ExistsError');
+      const lost = e instanceof ConflictError || e instanceof ExistsError;
       if (!lost || i + 1 >= attempts) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (i + 1)));
     }

@@ -7,7 +7,8 @@
  * function can send; the public `PUT sys/init` is closed. Locally the server initialises itself.
  */
 import type { Deps } from '../deps';
-import { BadRequest, ExistsError } from '../errors';
+import { ExistsError } from '../domain-errors';
+import { BadRequest } from '../errors';
 
 const MARKER = 'config/initialized';
 

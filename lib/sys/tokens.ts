@@ -5,7 +5,8 @@
  * Liveness and revocation across the tree of tokens are token-tree.ts's.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { BadRequest, ConflictError, ExistsError, PermissionDenied } from '../errors';
+import { ConflictError, ExistsError } from '../domain-errors';
+import { BadRequest, PermissionDenied } from '../errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
 import { mutate, type Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';

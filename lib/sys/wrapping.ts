@@ -8,7 +8,8 @@
  * that item: of any number of concurrent unwraps, exactly one gets the response.
  */
 import type { Deps } from '../deps';
-import { BadRequest, ConflictError } from '../errors';
+import { ConflictError } from '../domain-errors';
+import { BadRequest } from '../errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
 import { logError } from '../log';
 import { RESPONSE_WRAPPING_POLICY } from './policies';

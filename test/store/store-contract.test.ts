@@ -4,7 +4,7 @@
  */
 import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BadRequest, ConflictError, ExistsError } from '../../lib/errors';
+import { ConflictError, ExistsError, InvalidInput } from '../../lib/domain-errors';
 import { CHUNK_SIZE, INLINE_LIMIT, chunkPartition, encodeCursor } from '../../lib/store/dynamo-params';
 import { mutate, type Json, type Page, type Partition, type Store } from '../../lib/store/store';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../helpers/dynamodb-local';
@@ -147,25 +147,25 @@ function storeContract(makeStore: StoreFactory): void {
   });
 
   describe('keys', () => {
-    it('rejects an empty key with BadRequest on every keyed method', async () => {
-      await expect(part.get('')).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.put('', 1)).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.delete('')).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.increment('')).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.batchPut([{ key: '', value: 1 }])).rejects.toBeInstanceOf(BadRequest);
+    it('rejects an empty key with InvalidInput on every keyed method', async () => {
+      await expect(part.get('')).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.put('', 1)).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.delete('')).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.increment('')).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.batchPut([{ key: '', value: 1 }])).rejects.toBeInstanceOf(InvalidInput);
     });
 
-    it('accepts keys up to 1000 UTF-8 bytes and rejects longer ones with BadRequest', async () => {
+    it('accepts keys up to 1000 UTF-8 bytes and rejects longer ones with InvalidInput', async () => {
       const max = 'é'.repeat(500); // 1000 bytes, 500 characters
       expect(await part.put(max, 'ok')).toBe(1);
       expect((await part.get(max))?.value).toBe('ok');
       expect((await part.listKeys('é')).items).toEqual([max]);
       const tooLong = `${max}x`;
-      await expect(part.get(tooLong)).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.put(tooLong, 1)).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.delete(tooLong)).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.increment(tooLong)).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.put('a'.repeat(1001), 1)).rejects.toBeInstanceOf(BadRequest);
+      await expect(part.get(tooLong)).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.put(tooLong, 1)).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.delete(tooLong)).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.increment(tooLong)).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.put('a'.repeat(1001), 1)).rejects.toBeInstanceOf(InvalidInput);
       expect(await part.delete(max)).toBe(true);
     });
 
@@ -231,7 +231,7 @@ function storeContract(makeStore: StoreFactory): void {
       expect((await part.listKeys('d')).items).toEqual(['di', 'dir', ...keys, 'dis']);
     });
 
-    it('rejects an invalid cursor with BadRequest', async () => {
+    it('rejects an invalid cursor with InvalidInput', async () => {
       const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
       const bad = [
         'not a cursor!',
@@ -244,23 +244,23 @@ function storeContract(makeStore: StoreFactory): void {
         encodeCursor({ pk: { S: 'p' }, sk: { S: 'zzz' } })!,
       ];
       for (const cursor of bad) {
-        await expect(part.list('dir/', { cursor }), cursor).rejects.toBeInstanceOf(BadRequest);
-        await expect(part.listKeys('dir/', { cursor }), cursor).rejects.toBeInstanceOf(BadRequest);
-        await expect(part.queryIndex('ix', { cursor }), cursor).rejects.toBeInstanceOf(BadRequest);
+        await expect(part.list('dir/', { cursor }), cursor).rejects.toBeInstanceOf(InvalidInput);
+        await expect(part.listKeys('dir/', { cursor }), cursor).rejects.toBeInstanceOf(InvalidInput);
+        await expect(part.queryIndex('ix', { cursor }), cursor).rejects.toBeInstanceOf(InvalidInput);
       }
       // A real cursor, replayed against another query.
       const listCursor = (await part.list('dir/', { limit: 2 })).cursor!;
-      await expect(part.list('dis', { cursor: listCursor })).rejects.toBeInstanceOf(BadRequest);
-      await expect(t.store.partition('other').list('dir/', { cursor: listCursor })).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.queryIndex('ix', { cursor: listCursor })).rejects.toBeInstanceOf(BadRequest);
+      await expect(part.list('dis', { cursor: listCursor })).rejects.toBeInstanceOf(InvalidInput);
+      await expect(t.store.partition('other').list('dir/', { cursor: listCursor })).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.queryIndex('ix', { cursor: listCursor })).rejects.toBeInstanceOf(InvalidInput);
       expect((await part.listKeys('dir/', { cursor: listCursor })).items[0]).toBe('dir/02');
       await part.put('dir/00', 'indexed', { index: { name: 'ix', sort: 'm' } });
       await part.put('dir/01', 'indexed', { index: { name: 'ix', sort: 'n' } });
       const indexCursor = (await part.queryIndex('ix', { limit: 1 })).cursor!;
-      await expect(part.queryIndex('iy', { cursor: indexCursor })).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.queryIndex('ix', { from: 'n', cursor: indexCursor })).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.queryIndex('ix', { to: 'l', cursor: indexCursor })).rejects.toBeInstanceOf(BadRequest);
-      await expect(part.list('dir/', { cursor: indexCursor })).rejects.toBeInstanceOf(BadRequest);
+      await expect(part.queryIndex('iy', { cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.queryIndex('ix', { from: 'n', cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.queryIndex('ix', { to: 'l', cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
+      await expect(part.list('dir/', { cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
       expect((await part.queryIndex('ix', { to: 'n', cursor: indexCursor })).items.map((i) => i.key)).toEqual([
         'dir/01',
       ]);
@@ -345,7 +345,7 @@ function storeContract(makeStore: StoreFactory): void {
 
     it('batchPut refuses a value too large for one item', async () => {
       await expect(part.batchPut([{ key: 'big', value: 'x'.repeat(INLINE_LIMIT + 1) }])).rejects.toBeInstanceOf(
-        BadRequest,
+        InvalidInput,
       );
       expect(await part.get('big')).toBeUndefined();
     });

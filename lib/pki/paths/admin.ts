@@ -1,4 +1,5 @@
 /** revoke, crl/rotate, config/crl, config/urls, tidy, tidy-status, config/auto-tidy. */
+import { NotFoundError } from '../../domain-errors';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
@@ -25,7 +26,10 @@ export const adminPaths = [
     help: 'Revoke a certificate by serial number.',
     operations: {
       write: async (req) => {
-        const revokedAt = await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number));
+        // The reference answers an unknown serial with 400, not 404.
+        const revokedAt = await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number)).catch((e: unknown) => {
+          throw e instanceof NotFoundError ? new BadRequest(e.message) : e;
+        });
         return { data: { ...revocationTime(revokedAt), state: 'revoked' } };
       },
     },
