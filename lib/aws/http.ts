@@ -8,6 +8,14 @@ export interface HttpReply {
   text: string;
 }
 
+/** The exchange took longer than its timeout (a network error: the caller may retry). */
+export class RequestTimeout extends Error {
+  constructor() {
+    super('request timed out');
+    this.name = 'RequestTimeout';
+  }
+}
+
 export class Endpoint {
   readonly url: URL;
   private readonly agent: HttpAgent | HttpsAgent;
@@ -36,7 +44,7 @@ export class Endpoint {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
         },
       );
-      req.setTimeout(timeoutMs, () => req.destroy(new Error('request timed out')));
+      req.setTimeout(timeoutMs, () => req.destroy(new RequestTimeout()));
       req.on('error', reject);
       req.end(body);
     });
@@ -45,5 +53,5 @@ export class Endpoint {
 
 export function isNetworkError(e: unknown): boolean {
   const code = (e as { code?: string } | undefined)?.code;
-  return e instanceof Error && (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT' || e.message === 'request timed out');
+  return e instanceof RequestTimeout || (e instanceof Error && (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT'));
 }
