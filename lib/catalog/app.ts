@@ -45,13 +45,15 @@ export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSe
     const requestId = randomUUID();
     const log: Record<string, unknown> = { request_id: requestId, function: 'catalog', method: c.req.method };
     const state: { index?: number; filtered: boolean } = { filtered: false };
-    const res = await serve(c.req.raw, parts, log, state).catch(async (e: unknown) => {
+    let res = await serve(c.req.raw, parts, log, state).catch(async (e: unknown) => {
       const err = httpErrorOf(e);
       if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
       state.index ??= await index.current().catch(() => undefined);
       return errorText(err.status, err.messages.join('; '), headersOf(parts, state, requestId));
     });
     // Responses built by serve() carry their headers already; errors got them above.
+    // A HEAD is answered as its GET, without the body.
+    if (c.req.method === 'HEAD') res = new Response(null, res);
     logInfo('request', { ...log, status: res.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
     return res;
   });
@@ -68,7 +70,7 @@ function headersOf(parts: Parts, state: { index?: number; filtered: boolean }, r
   });
 }
 
-const METHODS: Record<string, Method> = { GET: 'GET', PUT: 'PUT', POST: 'PUT', DELETE: 'DELETE' };
+const METHODS: Record<string, Method> = { GET: 'GET', HEAD: 'GET', PUT: 'PUT', POST: 'PUT', DELETE: 'DELETE' };
 
 async function serve(req: Request, parts: Parts, log: Record<string, unknown>, state: { index?: number; filtered: boolean }): Promise<Response> {
   const path = decodedPath(req.url);

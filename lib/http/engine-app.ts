@@ -42,6 +42,8 @@ export function operationOf(method: string, url: URL): OpName | undefined {
     case 'LIST':
       return 'list';
     case 'GET':
+    case 'HEAD':
+      // HEAD is the GET answer without its body (createApp drops it): same operation, same policy.
       // Parsed as the reference server parses booleans: hvac sends list=True.
       return ['1', 't', 'true'].includes((url.searchParams.get('list') ?? '').toLowerCase()) ? 'list' : 'read';
     case 'POST':
@@ -72,6 +74,7 @@ export function createApp(options: AppOptions): Hono {
       if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
       res = errorResponse(err.status, err.messages, pretty, requestId);
     }
+    if (req.method === 'HEAD') res = new Response(null, res);
     log.status = res.status;
     log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
     logInfo('request', log);
@@ -103,15 +106,8 @@ async function serve(
   const handler = op && hit.spec.operations[op];
   if (!op || !handler) throw new MethodNotAllowed(req.method);
 
-  const raw = op === 'write' ? await readRawBody(req, BODY_LIMIT) : new Uint8Array();
+  const { input, badInput, body } = await decodeInput(req, url, op, hit.spec);
   const token = engineToken(req.headers);
-  let input: Record<string, unknown> = {};
-  let badInput: unknown;
-  try {
-    input = op === 'write' ? parseBody(raw, req.headers.get('content-type')) : queryInput(url.searchParams);
-  } catch (e) {
-    badInput = e;
-  }
   const principal = hit.spec.unauthenticated?.includes(op)
     ? undefined
     : await deps.authorizer.authorize({
@@ -122,9 +118,12 @@ async function serve(
         data: input,
       });
   if (badInput) throw badInput;
-  const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write');
+  // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
+  const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write' && !body);
   const wrap = {
     ...{ headers: req.headers, deps, path: full, requestId, pretty, input, warning: ignoredWarning(ignored) },
+    // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
+    noWrap: req.method === 'HEAD',
     ...(principal ? { principal } : {}),
   };
   const result: Result = await withWrapping(wrap, async () =>
@@ -138,9 +137,32 @@ async function serve(
       ...(token ? { token } : {}),
       headers: req.headers,
       deps,
+      ...body,
     })) ?? {},
   );
   return respond(result, requestId, pretty, ignoredWarning(ignored));
+}
+
+interface Decoded {
+  input: Record<string, unknown>;
+  /** A malformed body, thrown after authorization so an unauthorised caller learns nothing. */
+  badInput?: unknown;
+  /** On a write to a rawBody path: the bytes and content type for the handler. */
+  body?: { body: Uint8Array; contentType?: string };
+}
+
+/** A write's body (bounded, then parsed, or kept as bytes on a rawBody path); else the query. */
+async function decodeInput(req: Request, url: URL, op: OpName, spec: PathSpec): Promise<Decoded> {
+  const raw = op === 'write' ? await readRawBody(req, BODY_LIMIT) : undefined;
+  if (raw && spec.rawBody) {
+    const contentType = req.headers.get('content-type');
+    return { input: {}, body: { body: raw, ...(contentType ? { contentType } : {}) } };
+  }
+  try {
+    return { input: raw ? parseBody(raw, req.headers.get('content-type')) : queryInput(url.searchParams) };
+  } catch (e) {
+    return { input: {}, badInput: e };
+  }
 }
 
 /** Policies see a LIST on the path with a trailing slash, every other operation without one. */
@@ -156,18 +178,27 @@ async function accessOp(op: OpName, spec: PathSpec, mount: MountRef, params: Rec
   return (await spec.exists({ params, mount, deps })) ? 'update' : 'create';
 }
 
+/** The result's headers (names lower-cased), then the edge's own, which win. */
+function responseHeaders(result: Result, requestId: string, contentType?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) out[k.toLowerCase()] = v;
+  out['x-request-id'] = requestId;
+  if (contentType) out['content-type'] = contentType;
+  return out;
+}
+
 function respond(result: Result, requestId: string, pretty: boolean, ignoredWarn: string | undefined): Response {
-  const headers = { 'x-request-id': requestId };
   if (result.raw) {
     const body = result.raw.body;
     return new Response(typeof body === 'string' ? body : new Uint8Array(body), {
       status: result.raw.status ?? 200,
-      headers: { ...headers, 'content-type': result.raw.contentType },
+      headers: responseHeaders(result, requestId, result.raw.contentType),
     });
   }
+  const headers = responseHeaders(result, requestId);
   const warnings = [...(result.warnings ?? [])];
   const hasBody = result.data !== undefined || result.auth !== undefined || result.lease !== undefined || warnings.length > 0;
   if (!hasBody) return new Response(null, { status: result.status ?? 204, headers });
   if (ignoredWarn) warnings.push(ignoredWarn);
-  return jsonResponse(result.status ?? 200, envelope(requestId, result, warnings), pretty, headers);
+  return jsonResponse(result.status ?? 200, envelope(requestId, result, warnings), pretty, { ...headers, 'content-type': 'application/json' });
 }

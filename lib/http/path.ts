@@ -21,6 +21,10 @@ export interface Req<F extends Fields = Fields> {
   token?: string;
   headers: Headers;
   deps: Deps;
+  /** The request body as sent, on a write to a path declared `rawBody` (empty otherwise). */
+  body?: Uint8Array;
+  /** The request's Content-Type, on a write to a `rawBody` path that sent one. */
+  contentType?: string;
 }
 
 export interface LeaseInfo {
@@ -36,8 +40,13 @@ export interface Result {
   auth?: Record<string, unknown>;
   /** Overrides the status (e.g. 202). */
   status?: number;
-  /** A non-envelope response (PEM text, DER bytes, a reference-shaped JSON). */
+  /** A non-envelope response (PEM text, DER bytes, a reference-shaped JSON), of any content type. */
   raw?: { body: string | Uint8Array; contentType: string; status?: number };
+  /**
+   * Response headers, on every kind of answer (envelope, raw, empty, wrapped). The edge's own
+   * `x-request-id` and the body's `content-type` take precedence over a header of the same name.
+   */
+  headers?: Record<string, string>;
 }
 
 export type Handler<F extends Fields> = (req: Req<F>) => Promise<Result | void>;
@@ -62,6 +71,11 @@ export interface PathSpec<F extends Fields = Fields> {
    * one `create`. Without it every write needs `update`, as the reference server decides.
    */
   exists?: (req: ExistsReq) => Promise<boolean>;
+  /**
+   * A write takes its body as sent: the handler gets the bytes and the content type in
+   * `req.body` / `req.contentType`, with no JSON parsing and no body fields (the size limit holds).
+   */
+  rawBody?: boolean;
   help: string;
 }
 

@@ -29,6 +29,8 @@ export interface WrapContext {
   input: Record<string, unknown>;
   /** The envelope warning about ignored parameters, if any. */
   warning?: string | undefined;
+  /** Never wrap (a HEAD, whose body is dropped); a bad wrap TTL is still refused. */
+  noWrap?: boolean;
 }
 
 /** The requested wrap TTL in seconds, or undefined; 400 when it is not a duration in 1s..768h. */
@@ -61,9 +63,11 @@ export async function withWrapping(ctx: WrapContext, run: () => Promise<Result>)
   const result = await run();
   const warnings = [...(result.warnings ?? [])];
   if (ctx.warning && !bodyTaken.has(ctx.headers)) warnings.push(ctx.warning);
-  if (ttl === undefined || result.raw || (result.data === undefined && result.auth === undefined)) {
+  if (ttl === undefined || ctx.noWrap || result.raw || (result.data === undefined && result.auth === undefined)) {
     const top = result.raw ? undefined : topLevelBody(ctx.requestId, result, warnings);
-    return top ? { raw: { body: jsonText(top, ctx.pretty), contentType: 'application/json', ...(result.status ? { status: result.status } : {}) } } : result;
+    if (!top) return result;
+    const status = result.status ? { status: result.status } : {};
+    return { raw: { body: jsonText(top, ctx.pretty), contentType: 'application/json', ...status }, ...headersOf(result) };
   }
   const accessor = result.auth?.accessor;
   const info = await wrapResponse(ctx.deps, {
@@ -73,5 +77,10 @@ export async function withWrapping(ctx: WrapContext, run: () => Promise<Result>)
     displayName: ctx.principal?.displayName ?? '',
     ...(typeof accessor === 'string' && accessor ? { wrappedAccessor: accessor } : {}),
   });
-  return { raw: { body: jsonText(wrappedEnvelope(ctx.requestId, info, warnings), ctx.pretty), contentType: 'application/json' } };
+  return { raw: { body: jsonText(wrappedEnvelope(ctx.requestId, info, warnings), ctx.pretty), contentType: 'application/json' }, ...headersOf(result) };
+}
+
+/** The result's own response headers, kept when the answer is re-rendered here. */
+function headersOf(result: Result): Pick<Result, 'headers'> {
+  return result.headers ? { headers: result.headers } : {};
 }
