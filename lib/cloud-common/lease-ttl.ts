@@ -1,5 +1,6 @@
-/** A credential's lease length: the role's ttl/max_ttl within the mount's defaults and maximum. */
-import type { MountRef } from '../http/path';
+/** A cloud credential's lease length: the one lease-TTL rule (lib/lease-ttl.ts), as the reference's core grants a lease. */
+import { grantTtl, LEASE } from '../lease-ttl';
+import type { MountRef } from '../types';
 
 export interface LeaseTtl {
   ttl: number;
@@ -7,7 +8,6 @@ export interface LeaseTtl {
 }
 
 export function leaseTtl(mount: MountRef, roleTtl: number, roleMaxTtl: number): LeaseTtl {
-  const maxTtl = roleMaxTtl > 0 ? Math.min(roleMaxTtl, mount.maxLeaseTtl) : mount.maxLeaseTtl;
-  const ttl = Math.min(roleTtl > 0 ? roleTtl : mount.defaultLeaseTtl, maxTtl);
+  const { ttl, maxTtl } = grantTtl(LEASE, { roleTtl, roleMaxTtl, mountDefaultTtl: mount.defaultLeaseTtl, mountMaxTtl: mount.maxLeaseTtl });
   return { ttl, maxTtl };
 }

@@ -95,7 +95,7 @@ async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Bu
 export async function generateRoot(deps: Deps, part: Partition, r: CaRequest, k: KeyChoice, maxTtl: number): Promise<CertOutput & { warnings: string[] }> {
   if (!r.commonName) throw new BadRequest('the common_name field is required');
   if ((await readCa(part))?.key) throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
-  const limits = { defaultTtl: 0, maxTtl };
+  const limits = { mountDefaultTtl: 0, mountMaxTtl: maxTtl };
   resolveNotAfter(deps.now(), r, limits); // a bad ttl is refused before a key is made
   const key = await newKey(deps, part, k, 'ca-key');
   const subject = encodeName(caSubject(r));
@@ -126,7 +126,7 @@ export async function signIntermediate(deps: Deps, part: Partition, csr: ParsedC
   const subject = useCsrValues ? csr.subjectDer : encodeName(caSubject(r));
   const names = useCsrValues ? { ...r, commonName: '', altNames: [...csr.sans.dns, ...csr.sans.email], ipSans: csr.sans.ip, uriSans: csr.sans.uri, otherSans: [] } : r;
   const signer = { subjectDer: issuer.cert.subjectDer, keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki), signer: issuer.signer };
-  const built = await caCertificate(deps, part, { ...r, ...names }, csr.spki, subject, signer, { defaultTtl: 0, maxTtl }, pathLen);
+  const built = await caCertificate(deps, part, { ...r, ...names }, csr.spki, subject, signer, { mountDefaultTtl: 0, mountMaxTtl: maxTtl }, pathLen);
   const { notAfter, warnings } = built;
   await storeCertificate(part, built.serial, built.der, notAfter);
   return { certificate: built.der, serial: built.serial, notAfter, issuingCa: issuer.record.certificate, caChain: [issuer.record.certificate, ...issuer.record.chain], warnings };

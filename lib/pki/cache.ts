@@ -2,29 +2,32 @@
  * A short-lived per-process cache of a mount's small, rarely written records (the CA record,
  * roles, config/urls), so issuing does not read them from the table on every request. Writes
  * made by this process drop the entry at once; other instances see a change within TTL_MS.
+ * One bounded TtlCache per store (lib/ttl-cache.ts), at most MAX_ENTRIES records.
  */
 import type { Store } from '../store/store';
+import { TtlCache } from '../ttl-cache';
 
 const TTL_MS = 2000;
-const caches = new WeakMap<Store, Map<string, { at: number; value: Promise<unknown> }>>();
+const MAX_ENTRIES = 1000;
+const caches = new WeakMap<Store, TtlCache<string, Promise<unknown>>>();
 
-function mapOf(store: Store) {
-  let m = caches.get(store);
-  if (!m) caches.set(store, (m = new Map()));
-  return m;
+function cacheOf(store: Store): TtlCache<string, Promise<unknown>> {
+  let c = caches.get(store);
+  if (!c) caches.set(store, (c = new TtlCache(TTL_MS, MAX_ENTRIES)));
+  return c;
 }
 
 export function cached<T>(store: Store, key: string, load: () => Promise<T>): Promise<T> {
-  const m = mapOf(store);
-  const now = Date.now();
-  const hit = m.get(key);
-  if (hit && now - hit.at < TTL_MS) return hit.value as Promise<T>;
+  const c = cacheOf(store);
+  const hit = c.get(key);
+  if (hit) return hit as Promise<T>;
   const value = load();
-  m.set(key, { at: now, value });
-  value.catch(() => m.delete(key));
+  c.set(key, value);
+  // A failed read is not kept; a newer entry set meanwhile is left alone.
+  value.catch(() => c.get(key) === value && c.delete(key));
   return value;
 }
 
 export function invalidate(store: Store, key: string): void {
-  mapOf(store).delete(key);
+  cacheOf(store).delete(key);
 }

@@ -183,12 +183,11 @@ async function finish(part: Partition, issuer: Issuer, built: Built, noStore: bo
 
 /** The request's validity under the role and mount; checked once at once, so a bad ttl costs no key. */
 function validityFor(deps: Deps, role: Pick<Role, 'ttl' | 'maxTtl' | 'notAfter'>, req: { ttl?: number | undefined; notAfter?: string | undefined }, mount: MountLimits, issuer: Issuer): Validity {
-  const maxTtl = role.maxTtl || mount.maxLeaseTtl;
   const validity: Validity = (now) =>
     resolveNotAfter(
       now,
       { ttl: req.ttl, notAfter: req.notAfter || (req.ttl ? undefined : role.notAfter || undefined) },
-      { defaultTtl: role.ttl || Math.min(mount.defaultLeaseTtl, maxTtl), maxTtl, caNotAfter: issuer.cert.notAfter },
+      { roleTtl: role.ttl, roleMaxTtl: role.maxTtl, mountDefaultTtl: mount.defaultLeaseTtl, mountMaxTtl: mount.maxLeaseTtl, caNotAfter: issuer.cert.notAfter },
     );
   validity(deps.now());
   return validity;

@@ -3,7 +3,8 @@ import { BadRequest } from '../errors';
 import { formatDuration } from '../duration';
 import { EXT_KEY_USAGES, KEY_USAGES } from './der/extensions';
 import { checkKeyParams } from './key-params';
-import { parseNotAfter } from './ttl';
+import { maxTtlOf } from '../lease-ttl';
+import { parseNotAfter, PKI_TTL } from './ttl';
 
 export interface Role {
   ttl: number;
@@ -52,7 +53,7 @@ export interface Role {
 
 /** Checks cross-field rules and fills the key_bits default; throws 400 on a bad combination. */
 export function normalizeRole(r: Role, mountMaxTtl: number): Role {
-  const maxTtl = r.maxTtl || mountMaxTtl;
+  const maxTtl = maxTtlOf(PKI_TTL, r.maxTtl, mountMaxTtl);
   if (r.ttl && r.ttl > maxTtl) throw new BadRequest('"ttl" value must be less than "max_ttl" value');
   if (r.notAfter) parseNotAfter(r.notAfter);
   const keyBits = r.keyType === 'any' ? r.keyBits : checkKeyParams(r.keyType, r.keyBits);

@@ -1,22 +1,17 @@
-/** Validity periods: ttl vs not_after, the role or engine maximum, the CA's own expiry. */
+/** Validity periods: ttl vs not_after, the lease-TTL rule (lib/lease-ttl.ts), the CA's own expiry. */
 import { BadRequest } from '../errors';
-import { formatDuration } from '../duration';
+import { grantTtl, type TtlInputs, type TtlRule } from '../lease-ttl';
 
 export interface TtlInput {
   ttl?: number | undefined;
   notAfter?: string | undefined;
 }
 
-export interface TtlLimits {
-  /** The role (or engine) default ttl, seconds; 0 = none. */
-  defaultTtl: number;
-  /** The ceiling, seconds. */
-  maxTtl: number;
-  /** The issuer's NotAfter (ms); undefined for a self-signed root. */
-  caNotAfter?: number | undefined;
-  /** An explicit ttl above the maximum is refused instead of clamped. */
-  strict?: boolean;
-}
+/** The role's and mount's ttl limits (seconds; 0 = not set) and the issuer's NotAfter (ms; undefined for a self-signed root). */
+export type TtlLimits = Omit<TtlInputs, 'requested'> & { caNotAfter?: number | undefined };
+
+/** The reference's PKI: a role's max_ttl replaces the mount's; an explicit ttl above it is cut with a warning. */
+export const PKI_TTL: TtlRule = { roleMax: 'replaces-mount', aboveMax: 'clamp' };
 
 const NOT_AFTER = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 
@@ -29,21 +24,16 @@ export function parseNotAfter(v: string): number {
 
 /** NotAfter in ms, plus a warning when the ttl was clamped. */
 export function resolveNotAfter(now: number, input: TtlInput, limits: TtlLimits): { notAfter: number; warnings: string[] } {
-  const warnings: string[] = [];
   let notAfter: number;
+  let warnings: string[] = [];
   if (input.notAfter) {
     if (input.ttl) throw new BadRequest('either ttl or not_after should be provided, not both');
     notAfter = parseNotAfter(input.notAfter);
     if (notAfter <= now) throw new BadRequest('not_after is in the past');
   } else {
-    let ttl = input.ttl || limits.defaultTtl || limits.maxTtl;
-    if (!input.ttl && limits.defaultTtl) ttl = Math.min(ttl, limits.maxTtl);
-    if (ttl > limits.maxTtl) {
-      if (limits.strict) throw new BadRequest(`ttl ${formatDuration(ttl)} is larger than the maximum ${formatDuration(limits.maxTtl)}`);
-      warnings.push(`TTL "${formatDuration(ttl)}" is longer than permitted maxTTL "${formatDuration(limits.maxTtl)}", so maxTTL is being used`);
-      ttl = limits.maxTtl;
-    }
-    notAfter = now + ttl * 1000;
+    const granted = grantTtl(PKI_TTL, { ...limits, requested: input.ttl });
+    warnings = granted.warnings;
+    notAfter = now + granted.ttl * 1000;
   }
   if (limits.caNotAfter !== undefined && notAfter > limits.caNotAfter) {
     throw new BadRequest(

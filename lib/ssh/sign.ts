@@ -1,5 +1,6 @@
 /** Signing a user's public key with a CA role: a pipeline of small rules, then the signature. */
 import { BadRequest } from '../errors';
+import { grantTtl, type TtlRule } from '../lease-ttl';
 import { criticalOptions, extensions } from './cert-options';
 import { randomSerial, signCertificate, type CaSigner } from './certificate';
 import { checkKeyLength } from './key-lengths';
@@ -32,14 +33,12 @@ export interface Signed {
   ttl: number;
 }
 
+/** The reference's SSH signing: a role's max_ttl replaces the mount's; an explicit ttl above it is refused. */
+const SSH_CERT_TTL: TtlRule = { roleMax: 'replaces-mount', aboveMax: 'refuse', refusal: (_ttl, max) => `ttl is larger than maximum allowed (${max})` };
+
 /** An explicit ttl above max_ttl is refused; a defaulted one is clamped. */
 export function certTtl(role: Role, requested: number | undefined, ctx: SignContext): number {
-  const max = role.maxTtl || ctx.mountMaxTtl;
-  if (requested) {
-    if (requested > max) throw new BadRequest(`ttl is larger than maximum allowed (${max})`);
-    return requested;
-  }
-  return Math.min(role.ttl || ctx.mountDefaultTtl, max);
+  return grantTtl(SSH_CERT_TTL, { requested, roleTtl: role.ttl, roleMaxTtl: role.maxTtl, mountDefaultTtl: ctx.mountDefaultTtl, mountMaxTtl: ctx.mountMaxTtl }).ttl;
 }
 
 export function certKeyId(role: Role, requested: string, key: UserKey, ctx: SignContext): string {

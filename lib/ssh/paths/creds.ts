@@ -2,6 +2,7 @@
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type MountRef, type Result } from '../../http/path';
+import { grantTtl, LEASE } from '../../lease-ttl';
 import { checkIp } from '../cidr';
 import { issueDynamic } from '../dynamic';
 import { issueOtp, verifyOtp, VERIFY_ECHO_REQUEST, VERIFY_ECHO_RESPONSE } from '../otp';
@@ -12,9 +13,10 @@ import type { LeaseRecord } from '../../sys/leases';
 
 const leaseOf = (l: LeaseRecord) => ({ id: l.lease_id, duration: l.expire_time - l.issue_time, renewable: false });
 
+/** A lease, as the reference's core grants one: the role's max_ttl only lowers the mount's maximum. */
 function leaseTtls(role: Role, mount: MountRef) {
-  const maxTtl = role.maxTtl || mount.maxLeaseTtl;
-  return { ttl: Math.min(role.ttl || mount.defaultLeaseTtl, maxTtl), maxTtl };
+  const { ttl, maxTtl } = grantTtl(LEASE, { roleTtl: role.ttl, roleMaxTtl: role.maxTtl, mountDefaultTtl: mount.defaultLeaseTtl, mountMaxTtl: mount.maxLeaseTtl });
+  return { ttl, maxTtl };
 }
 
 export const credsPaths = [
