@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localApp, startLocal } from '../functions/local';
+import { localApp } from '../lib/local/app';
+import { startLocal } from '../lib/local/service';
 import { loadEngines } from '../lib/engines';
 import { setLogLevel } from '../lib/log';
 

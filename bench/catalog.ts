@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startLocal } from '../functions/local';
+import { startLocal } from '../lib/local/service';
 import { createCatalogApp } from '../lib/catalog/app';
 import { setLogLevel } from '../lib/log';
 import { run as storeRun } from './store';

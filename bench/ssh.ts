@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startLocal } from '../functions/local';
+import { startLocal } from '../lib/local/service';
 import { setLogLevel } from '../lib/log';
 import { buildRole } from '../lib/ssh/role';
 import { signKey } from '../lib/ssh/sign';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startLocal } from '../functions/local';
+import { startLocal } from '../lib/local/service';
 import { setLogLevel } from '../lib/log';
 import { rate } from './_rate';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { localApp } from '../../functions/local';
+import { localApp } from '../../lib/local/app';
 import { call } from '../helpers/service';
 import { cat, catalogService, type CatalogService } from './helpers';
 

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { startLocal, type LocalService } from '../../functions/local';
+import { startLocal, type LocalService } from '../../lib/local/service';
 import { catalogService, tokenFor } from './helpers';
 
 let svc: LocalService;

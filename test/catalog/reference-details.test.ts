@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocal, type LocalService } from '../../functions/local';
+import { startLocal, type LocalService } from '../../lib/local/service';
 import { cat, catalogService, type CatalogService } from './helpers';
 
 const MAX_U64 = '18446744073709551615';

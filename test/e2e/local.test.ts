@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocal } from '../../functions/local';
+import { startLocal } from '../../lib/local/service';
 
 function rawRequest(url: string, text: string): Promise<string> {
   const { hostname, port } = new URL(url);

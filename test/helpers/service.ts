@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { createDeps, type Deps } from '../../lib/deps';
 import { readEnvironment, type Mount } from '../../lib/config';
 import type { EngineModule } from '../../lib/engines';
-import { localApp } from '../../functions/local';
+import { localApp } from '../../lib/local/app';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
 import { createSysApp } from '../../lib/sys/app';
 import { initialize } from '../../lib/sys/init';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startLocal } from '../../functions/local';
+import { startLocal } from '../../lib/local/service';
 import { setLogLevel } from '../../lib/log';
 
 const FUZZER = resolve(import.meta.dirname, '../../../shared/tools/fuzz.mjs');

@@ -1,0 +1,89 @@
+/**
+ * The local service: every function in one Node process, on an embedded persistent
+ * DynamoDB-compatible store under the data directory and a local key file in place of KMS.
+ * First start initialises (the root token is returned once and written to DATA_DIR/root-token,
+ * mode 0600). The lease sweeper runs on a timer, as its schedule does when deployed.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readEnvironment } from '../config';
+import { depsFromEnvironment, dynamoClient, type Deps } from '../deps';
+import { loadEngines, useEngineRevokers } from '../engines';
+import { logError, logInfo } from '../log';
+import { startEmbeddedDynamo } from '../store/embedded';
+import { ensureTable } from '../store/setup';
+import { initialize, isInitialized } from '../sys/init';
+import { sweep } from '../sys/sweeper';
+import { localApp } from './app';
+import { serve } from './serve';
+
+export interface LocalService {
+  url: string;
+  deps: Deps;
+  rootToken?: string;
+  close(): Promise<void>;
+}
+
+export interface LocalOptions {
+  /** Default DATA_DIR, else ./data. */
+  dataDir?: string;
+  /** Default PORT, else 8200. */
+  port?: number;
+  /** Default HOST, else 127.0.0.1. */
+  host?: string;
+  quiet?: boolean;
+}
+
+export async function startLocal(options: LocalOptions = {}): Promise<LocalService> {
+  const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? 'data');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'db') });
+  const env = { ...readEnvironment(), dynamoEndpoint: dynamo.endpoint, localKeyFile: join(dataDir, 'local.key') };
+  delete env.kmsKeyId;
+  const deps = depsFromEnvironment(env);
+  useEngineRevokers(deps);
+  await ensureTable(dynamoClient(env), env.tableName);
+
+  let rootToken: string | undefined;
+  if (!(await isInitialized(deps))) {
+    rootToken = (await initialize(deps)).rootToken;
+    writeFileSync(join(dataDir, 'root-token'), rootToken + '\n', { mode: 0o600 });
+  }
+
+  const served = await serve(localApp(deps, await loadEngines()).fetch, {
+    port: options.port ?? Number(process.env.PORT ?? 8200),
+    host: options.host ?? process.env.HOST ?? '127.0.0.1',
+  });
+  const stopSweeper = startSweeper(deps);
+  return {
+    url: served.url,
+    deps,
+    ...(rootToken ? { rootToken } : {}),
+    close: async () => {
+      stopSweeper();
+      await served.close();
+      await dynamo.close();
+    },
+  };
+}
+
+/** One sweep at a time, as the scheduled function runs: a long one is not joined by the next. Returns the stop. */
+function startSweeper(deps: Deps): () => void {
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    sweep(deps, 50_000)
+      .then((r) => (r.leasesRevoked || r.leasesFailed || r.tokensRemoved) && logInfo('sweep', { function: 'sweeper', ...r }))
+      .catch((e) => logError('sweep-fault', { function: 'sweeper' }, e))
+      .finally(() => (sweeping = false));
+  }, sweepInterval());
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** SWEEP_INTERVAL_MS: how often the local sweeper runs (default one minute, as deployed). */
+function sweepInterval(): number {
+  const v = Number(process.env.SWEEP_INTERVAL_MS ?? 60_000);
+  return Number.isFinite(v) && v >= 100 ? v : 60_000;
+}
