@@ -1,12 +1,19 @@
 /**
- * The OpenAPI document, derived from the same path declarations that route requests. Paths
- * carry the reference server's extensions on the path item: `x-vault-sudo` (an operation needs
- * sudo) and `x-vault-unauthenticated` (an operation is served without a token); the older
- * `x-unauthenticated` lists those operations.
+ * The OpenAPI document, derived from the same path declarations that route requests. Paths are
+ * written without the `/v1` prefix, which is the document's server. Paths carry the reference
+ * server's extensions on the path item: `x-vault-sudo` (an operation needs sudo) and
+ * `x-vault-unauthenticated` (an operation is served without a token); the older
+ * `x-unauthenticated` lists those operations. Each operation says what it answers: the envelope
+ * (sys and the engines) or bare JSON (the catalog), raw content types where a path declares
+ * them (lib/http/openapi-marks.ts), and the error bodies.
  */
 import type { Field } from './fields';
 import type { RouteSet } from './engine-app';
-import type { PathSpec } from './path';
+import { rawAnswerOf, takesRawBody } from './openapi-marks';
+import type { OpName, PathSpec } from './path';
+import { components, errorResponses, jsonBody, okResponses, rawContent, securityOf, type Surface } from './openapi-shapes';
+
+type Doc = Record<string, unknown>;
 
 /** Paths the HTTP layer lets through without a token because the handler checks tokens itself. */
 const handlerAuthenticated = new WeakSet<PathSpec>();
@@ -17,15 +24,19 @@ export function authenticatedByHandler(spec: PathSpec): PathSpec {
   return spec;
 }
 
-function extensions(spec: PathSpec): Record<string, unknown> {
-  const open = handlerAuthenticated.has(spec) ? [] : (spec.unauthenticated ?? []);
+function openOps(spec: PathSpec): readonly OpName[] {
+  return handlerAuthenticated.has(spec) ? [] : (spec.unauthenticated ?? []);
+}
+
+function extensions(spec: PathSpec): Doc {
+  const open = openOps(spec);
   return {
     ...(spec.sudo?.length ? { 'x-vault-sudo': true } : {}),
     ...(open.length ? { 'x-vault-unauthenticated': true, 'x-unauthenticated': open } : {}),
   };
 }
 
-function schemaOf(field: Field): Record<string, unknown> {
+function schemaOf(field: Field): Doc {
   const base = { description: field.description || undefined };
   switch (field.kind) {
     case 'int':
@@ -47,46 +58,93 @@ function schemaOf(field: Field): Record<string, unknown> {
   }
 }
 
-export function openApiDocument(routes: RouteSet[], version: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+/** What one path item is built from. */
+interface Item {
+  spec: PathSpec;
+  surface: Surface;
+  pathParams: Doc[];
+  fields: [string, Field][];
+  /** A write takes its body as sent; the other fields are query parameters. */
+  rawBody: boolean;
+}
+
+function itemOf(spec: PathSpec, surface: Surface): Item {
+  const entries = Object.entries(spec.fields);
+  const pathParams = entries
+    .filter(([, fl]) => fl.in === 'path')
+    .map(([name, fl]) => ({ name, in: 'path', required: true, schema: schemaOf(fl) }));
+  const rawBody = spec.rawBody === true || takesRawBody(spec.fields);
+  return { spec, surface, pathParams, fields: entries.filter(([, fl]) => fl.in !== 'path'), rawBody };
+}
+
+const queryParams = (item: Item) => item.fields.map(([n, fl]) => ({ name: n, in: 'query', required: false, schema: schemaOf(fl) }));
+
+/** The operation's common parts: summary, parameters, security and error answers. */
+function operation(item: Item, ops: OpName[], extra: { parameters?: Doc[]; requestBody?: Doc; ok: Doc; withBody?: boolean }): Doc {
+  const open = openOps(item.spec);
+  const security = securityOf(item.surface, ops.some((op) => open.includes(op)));
+  const parameters = extra.parameters ?? item.pathParams;
+  return {
+    summary: item.spec.help,
+    ...(parameters.length ? { parameters } : {}),
+    ...(extra.requestBody ? { requestBody: extra.requestBody } : {}),
+    ...(security ? { security } : {}),
+    responses: { ...extra.ok, ...errorResponses(item.surface, extra.withBody ?? false) },
+  };
+}
+
+function getOp(item: Item): Doc {
+  const o = item.spec.operations;
+  const list = o.list ? [{ name: 'list', in: 'query', required: !o.read, schema: { type: 'string', enum: ['true'] } }] : [];
+  const raw = rawAnswerOf(item.spec);
+  const ok = raw ? { '200': { description: 'The bytes themselves', content: rawContent(raw) } } : okResponses(item.surface, o.read ? 'read' : 'list');
+  const ops: OpName[] = [...(o.read ? ['read' as const] : []), ...(o.list ? ['list' as const] : [])];
+  return operation(item, ops, { parameters: [...item.pathParams, ...list, ...(o.read ? queryParams(item) : [])], ok });
+}
+
+function writeOp(item: Item): Doc {
+  if (item.rawBody) {
+    const requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+    return operation(item, ['write'], { parameters: [...item.pathParams, ...queryParams(item)], requestBody, ok: okResponses(item.surface, 'write'), withBody: true });
+  }
+  const properties = Object.fromEntries(item.fields.map(([n, fl]) => [n, schemaOf(fl)]));
+  const required = item.fields.filter(([, fl]) => fl.required).map(([n]) => n);
+  const requestBody = jsonBody({ type: 'object', properties, ...(required.length ? { required } : {}) });
+  return operation(item, ['write'], { requestBody, ok: okResponses(item.surface, 'write'), withBody: true });
+}
+
+function deleteOp(item: Item): Doc {
+  const parameters = item.rawBody ? [...item.pathParams, ...queryParams(item)] : item.pathParams;
+  return operation(item, ['delete'], { parameters, ok: okResponses(item.surface, 'delete') });
+}
+
+function pathItem(spec: PathSpec, surface: Surface): Doc {
+  const item = itemOf(spec, surface);
+  const o = spec.operations;
+  return {
+    ...extensions(spec),
+    ...(o.read || o.list ? { get: getOp(item) } : {}),
+    // The catalog writes with PUT (its kv answers POST with 405); sys and the engines take POST or PUT.
+    ...(o.write ? { [surface === 'catalog' ? 'put' : 'post']: writeOp(item) } : {}),
+    ...(o.delete ? { delete: deleteOp(item) } : {}),
+  };
+}
+
+export function openApiDocument(routes: RouteSet[], version: string): Doc {
+  const paths: Record<string, Doc> = {};
   for (const set of routes) {
+    const surface: Surface = set.mount.type === 'catalog' ? 'catalog' : 'envelope';
     for (const spec of set.paths) {
       const template = spec.pattern.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
-      const url = `/${set.prefix}/${template}`;
-      const entries = Object.entries(spec.fields);
-      const pathParams = entries
-        .filter(([, fl]) => fl.in === 'path')
-        .map(([name, fl]) => ({ name, in: 'path', required: true, schema: schemaOf(fl) }));
-      const body = entries.filter(([, fl]) => fl.in !== 'path');
-      const properties = Object.fromEntries(body.map(([n, fl]) => [n, schemaOf(fl)]));
-      const required = body.filter(([, fl]) => fl.required).map(([n]) => n);
-      const ops: Record<string, unknown> = {};
-      const common = (summary: string, extra: Record<string, unknown> = {}) => ({
-        summary,
-        ...(pathParams.length ? { parameters: pathParams } : {}),
-        responses: { '200': { description: 'OK' }, '204': { description: 'No content' } },
-        ...extra,
-      });
-      const o = spec.operations;
-      if (o.read || o.list) {
-        ops.get = common(spec.help, {
-          parameters: [
-            ...pathParams,
-            ...(o.list ? [{ name: 'list', in: 'query', required: !o.read, schema: { type: 'string', enum: ['true'] } }] : []),
-            ...(o.read ? body.map(([n, fl]) => ({ name: n, in: 'query', required: false, schema: schemaOf(fl) })) : []),
-          ],
-        });
-      }
-      if (o.write) {
-        ops.post = common(spec.help, {
-          requestBody: {
-            content: { 'application/json': { schema: { type: 'object', properties, ...(required.length ? { required } : {}) } } },
-          },
-        });
-      }
-      if (o.delete) ops.delete = common(spec.help);
-      paths[url] = { ...extensions(spec), ...ops };
+      paths[`/${set.prefix}/${template}`] = pathItem(spec, surface);
     }
   }
-  return { openapi: '3.0.2', info: { title: 'Latchkey', version, description: 'Latchkey HTTP API' }, paths };
+  return {
+    openapi: '3.0.2',
+    info: { title: 'Latchkey', version, description: 'Latchkey HTTP API' },
+    servers: [{ url: '/v1' }],
+    security: [{ SvcToken: [] }, { VaultToken: [] }],
+    paths,
+    components,
+  };
 }

@@ -156,7 +156,7 @@ describe('catalog conventions', () => {
     const doc = await call(local, 'GET', '/v1/sys/openapi', { token: svc.root });
     const paths = doc.json!.paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/kv/{key}', '/kv/', '/catalog/register', '/catalog/deregister', '/catalog/services', '/catalog/service/{name}', '/catalog/nodes', '/catalog/node/{name}', '/agent/members']));
-    expect(Object.keys(paths['/kv/{key}']!).sort()).toEqual(['delete', 'get', 'post']);
+    expect(Object.keys(paths['/kv/{key}']!).sort()).toEqual(['delete', 'get', 'put']);
   });
 
   it('refuses another datacenter, and filter expressions where there is nothing to filter', async () => {
