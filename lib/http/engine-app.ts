@@ -104,7 +104,7 @@ async function serve(
   log.path = `${set.prefix}/${hit.spec.pattern}`;
   const op = operationOf(req.method, url);
   const handler = op && hit.spec.operations[op];
-  if (!op || !handler) throw new MethodNotAllowed(req.method);
+  if (!op || !handler || (req.method === 'HEAD' && hit.spec.readActs)) throw new MethodNotAllowed(req.method);
 
   const { input, badInput, body } = await decodeInput(req, url, op, hit.spec);
   const token = engineToken(req.headers);

@@ -76,6 +76,11 @@ export interface PathSpec<F extends Fields = Fields> {
    * `req.body` / `req.contentType`, with no JSON parsing and no body fields (the size limit holds).
    */
   rawBody?: boolean;
+  /**
+   * The read acts (issues credentials, rotates a CRL): HEAD is refused with 405 instead of
+   * running it and dropping the answer nobody would see.
+   */
+  readActs?: boolean;
   help: string;
 }
 

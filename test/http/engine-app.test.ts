@@ -152,4 +152,11 @@ describe('HEAD', () => {
     expect(r.text).toBe('');
     expect((await call(edge, 'HEAD', '/v1/edge/answer/envelope', { token: svc.root })).headers.get('replay-nonce')).toBe('n-1');
   });
+
+  it('is 405 on a read that acts (a CRL rotation here; cloud creds alike): nothing runs for an answer nobody sees', async () => {
+    const before = await call(svc.app, 'GET', '/v1/pki/crl/pem');
+    const r = await call(svc.app, 'HEAD', '/v1/pki/crl/rotate', { token: svc.root });
+    expect(r.status).toBe(405);
+    expect((await call(svc.app, 'GET', '/v1/pki/crl/pem')).text).toBe(before.text);
+  });
 });

@@ -11,6 +11,7 @@ import { readRole } from '../role';
 export const credsPaths = (readEnv: EnvReader) => [
   definePath({
     pattern: 'creds/:name',
+    readActs: true,
     fields: { name: f.pathParam({ description: 'The role name.' }) },
     help: 'Generate a client id and secret for a role.',
     operations: {

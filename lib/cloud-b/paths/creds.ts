@@ -14,6 +14,7 @@ import { endpointsOf } from '../settings';
 export const credsPaths = (readEnv: EnvReader) => [
   definePath({
     pattern: 'creds/:name',
+    readActs: true,
     fields: { name: f.pathParam({ description: 'The role name.' }) },
     help: 'Generate an access key (or an STS token) for a role.',
     operations: {

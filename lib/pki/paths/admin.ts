@@ -36,6 +36,7 @@ export const adminPaths = [
   }),
   definePath({
     pattern: 'crl/rotate',
+    readActs: true,
     fields: {},
     help: 'Rebuild the CRL now.',
     operations: {
