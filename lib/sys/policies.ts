@@ -36,6 +36,8 @@ interface StoredPolicy {
 export class Policies {
   /** Parsed documents by name (null: no such policy), briefly, for the authorizer. */
   private readonly cache = new TtlCache<string, PolicyDocument | null>(authCacheMs());
+  /** The last merge per list of policy names, with the documents it was made from. */
+  private readonly merged = new TtlCache<string, { docs: (PolicyDocument | null)[]; acl: Acl }>(authCacheMs(), 1000);
 
   constructor(private readonly part: Partition) {}
 
@@ -100,8 +102,16 @@ export class Policies {
 
   /** The merged rules of the named policies (unknown names grant nothing). */
   async rules(names: string[]): Promise<Acl> {
-    const docs = await Promise.all(names.filter((n) => n !== 'root').map((n) => this.document(n)));
-    return mergeRules(docs.filter((d): d is PolicyDocument => d !== null));
+    const wanted = names.filter((n) => n !== 'root');
+    const docs = await Promise.all(wanted.map((n) => this.document(n)));
+    // The merged rules are rebuilt only when one of the documents is (same objects: same rules),
+    // so a request costs no merge while its token's policies are cached.
+    const key = wanted.join('\n');
+    const hit = this.merged.get(key);
+    if (hit && hit.docs.length === docs.length && hit.docs.every((d, i) => d === docs[i])) return hit.acl;
+    const acl = mergeRules(docs.filter((d): d is PolicyDocument => d !== null));
+    this.merged.set(key, { docs, acl });
+    return acl;
   }
 
   private async document(name: string): Promise<PolicyDocument | null> {

@@ -60,6 +60,15 @@ const lookup = async (req: Req<{ token: ReturnType<typeof f.string> }>) => {
   return { data: tokenData(await named(req.deps, token, badToken), req.deps.now(), token) };
 };
 
+/**
+ * A token named in a revoke call's body, live or not: calling again resumes a revocation a crash
+ * interrupted. A malformed one is a 403 "bad token", as everywhere.
+ */
+async function storedRecord(deps: Deps, token: string): Promise<TokenRecord | undefined> {
+  if (!WELL_FORMED.test(token)) throw new PermissionDenied('bad token');
+  return (await deps.tokens.recordOf(token))?.record;
+}
+
 const otherPaths = [
   definePath({
     pattern: 'lookup-self',
@@ -135,10 +144,8 @@ const otherPaths = [
     help: 'Revoke a token and its children.',
     operations: {
       write: async (req) => {
-        if (!WELL_FORMED.test(req.data.token)) throw new PermissionDenied('bad token');
-        // Not only live tokens: calling again resumes a revocation a crash interrupted.
-        const found = await req.deps.tokens.recordOf(req.data.token);
-        if (found) await req.deps.tokens.revoke(found.record);
+        const record = await storedRecord(req.deps, req.data.token);
+        if (record) await req.deps.tokens.revoke(record);
       },
     },
   }),
@@ -151,11 +158,9 @@ const otherPaths = [
         // As the reference: update on the path lets the call in, the handler asks for sudo (400 without).
         const sudo = await hasSudo(req.deps, req.principal!.policies, 'auth/token/revoke-orphan');
         if (!sudo) throw new BadRequest('root or sudo privileges required to revoke and orphan');
-        if (!WELL_FORMED.test(req.data.token)) throw new PermissionDenied('bad token');
-        // As revoke: calling again resumes a revocation a crash interrupted.
-        const found = await req.deps.tokens.recordOf(req.data.token);
-        if (!found) throw new BadRequest('token to revoke not found');
-        await req.deps.tokens.revoke(found.record, { orphanChildren: true });
+        const record = await storedRecord(req.deps, req.data.token);
+        if (!record) throw new BadRequest('token to revoke not found');
+        await req.deps.tokens.revoke(record, { orphanChildren: true });
       },
     },
   }),
