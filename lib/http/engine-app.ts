@@ -13,7 +13,7 @@ import { envelope, errorResponse, jsonResponse } from './envelope';
 import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
 import { compile, match, type CompiledPath, type MountRef, type OpName, type PathSpec, type Result } from './path';
 import { decodedPath, hasPretty } from './request-path';
-import { withWrapping } from './wrap-response';
+import { withWrapping, type WrapContext } from './wrap-response';
 
 export interface RouteSet {
   /** The first segments of the path after /v1/: a mount path, or "sys", "auth/token". */
@@ -120,12 +120,10 @@ async function serve(
   if (badInput) throw badInput;
   // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
   const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write' && !body);
-  const wrap = {
-    ...{ headers: req.headers, deps, path: full, requestId, pretty, input, warning: ignoredWarning(ignored) },
-    // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
-    noWrap: req.method === 'HEAD',
-    ...(principal ? { principal } : {}),
-  };
+  const warning = ignoredWarning(ignored);
+  // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
+  const wrap: WrapContext = { headers: req.headers, deps, path: full, requestId, pretty, input, warning, noWrap: req.method === 'HEAD' };
+  if (principal) wrap.principal = principal;
   const result: Result = await withWrapping(wrap, async () =>
     (await handler({
       data,
@@ -140,7 +138,7 @@ async function serve(
       ...body,
     })) ?? {},
   );
-  return respond(result, requestId, pretty, ignoredWarning(ignored));
+  return respond(result, requestId, pretty, warning);
 }
 
 interface Decoded {
