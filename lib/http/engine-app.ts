@@ -11,7 +11,7 @@ import { logError, logInfo } from '../log';
 import { engineToken, type AccessOp } from './auth';
 import { envelope, errorResponse, jsonResponse } from './envelope';
 import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
-import { compile, match, type CompiledPath, type MountRef, type OpName, type PathSpec, type Result } from './path';
+import { compile, match, partitionName, type CompiledPath, type ExistsReq, type MountRef, type OpName, type PathSpec, type Result } from './path';
 import { decodedPath, hasPretty } from './request-path';
 import { withWrapping, type WrapContext } from './wrap-response';
 
@@ -107,13 +107,14 @@ async function serve(
   if (!op || !handler || (req.method === 'HEAD' && hit.spec.readActs)) throw new MethodNotAllowed(req.method);
 
   const { input, badInput, body } = await decodeInput(req, url, op, hit.spec);
+  const part = deps.store.partition(partitionName(set.mount));
   const token = engineToken(req.headers);
   const principal = hit.spec.unauthenticated?.includes(op)
     ? undefined
     : await deps.authorizer.authorize({
         token,
         path: accessPath(full, op),
-        op: await accessOp(op, hit.spec, set.mount, hit.params, deps),
+        op: await accessOp(op, hit.spec, { params: hit.params, mount: set.mount, part, deps }),
         sudo: hit.spec.sudo?.includes(op) ?? false,
         data: input,
       });
@@ -129,6 +130,7 @@ async function serve(
       data,
       op,
       mount: set.mount,
+      part,
       path: rel,
       requestId,
       ...(principal ? { principal } : {}),
@@ -170,10 +172,10 @@ export function accessPath(full: string, op: OpName): string {
 }
 
 /** A write is `create` or `update` by the path's existence check; `update` where it has none. */
-async function accessOp(op: OpName, spec: PathSpec, mount: MountRef, params: Record<string, string>, deps: Deps): Promise<AccessOp> {
+async function accessOp(op: OpName, spec: PathSpec, at: ExistsReq): Promise<AccessOp> {
   if (op !== 'write') return op;
   if (!spec.exists) return 'update';
-  return (await spec.exists({ params, mount, deps })) ? 'update' : 'create';
+  return (await spec.exists(at)) ? 'update' : 'create';
 }
 
 /** The result's headers (names lower-cased), then the edge's own, which win. */

@@ -3,15 +3,18 @@
  * and the OpenAPI document are all derived from these declarations.
  */
 import type { Deps } from '../deps';
+import type { Partition } from '../store/store';
 import type { Fields, FieldValues } from './fields';
 import type { MountRef, OpName, Principal } from '../types';
 
 export type { MountRef, OpName } from '../types';
 
-export interface Req<F extends Fields = Fields> {
-  data: FieldValues<F>;
+/** What every request carries besides its fields: helpers that need no fields take this. */
+export interface ReqContext {
   op: OpName;
   mount: MountRef;
+  /** The mount's own partition of the store (`partitionName(mount)`). */
+  part: Partition;
   /** The path relative to the mount, as requested (decoded). */
   path: string;
   requestId: string;
@@ -25,6 +28,10 @@ export interface Req<F extends Fields = Fields> {
   body?: Uint8Array;
   /** The request's Content-Type, on a write to a `rawBody` path that sent one. */
   contentType?: string;
+}
+
+export interface Req<F extends Fields = Fields> extends ReqContext {
+  data: FieldValues<F>;
 }
 
 export interface LeaseInfo {
@@ -55,6 +62,7 @@ export type Handler<F extends Fields> = (req: Req<F>) => Promise<Result | void>;
 export interface ExistsReq {
   params: Record<string, string>;
   mount: MountRef;
+  part: Partition;
   deps: Deps;
 }
 
@@ -82,6 +90,11 @@ export interface PathSpec<F extends Fields = Fields> {
    */
   readActs?: boolean;
   help: string;
+}
+
+/** The partition a mount's records live in: `sys` for the system backend, else `<type>/<mount>`. */
+export function partitionName(mount: MountRef): string {
+  return mount.type === 'system' ? 'sys' : `${mount.type}/${mount.path}`;
 }
 
 export function definePath<F extends Fields>(spec: PathSpec<F>): PathSpec {
