@@ -1,16 +1,21 @@
 /**
- * The local service: every function in one Node process, on an embedded persistent
- * DynamoDB-compatible store under the data directory and a local key file in place of KMS.
- * First start initialises (the root token is returned once and written to DATA_DIR/root-token,
- * mode 0600). The lease sweeper runs on a timer, as its schedule does when deployed.
+ * The local service: every function in one Node process, on a persistent store under the data
+ * directory and a local key file in place of KMS. The store is the embedded LevelDB store
+ * (DATA_DIR/store, lib/store/level-store.ts; a dynalite DATA_DIR/db is copied into it once), or
+ * with LOCAL_STORE=dynalite the DynamoDB store on dynalite (DATA_DIR/db). First start
+ * initialises (the root token is returned once and written to DATA_DIR/root-token, mode 0600).
+ * The lease sweeper runs on a timer, as its schedule does when deployed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readEnvironment } from '../config';
-import { depsFromEnvironment, dynamoClient, type Deps } from '../deps';
+import { createDeps, depsFromEnvironment, dynamoClient, type Deps } from '../deps';
 import { loadEngines, useEngineRevokers } from '../engines';
+import { LocalKeyWrapper } from '../keys/local-key';
 import { logError, logInfo } from '../log';
 import { startEmbeddedDynamo } from '../store/embedded';
+import { LevelStore } from '../store/level-store';
+import { migrateFromDynalite } from '../store/migrate-dynalite';
 import { ensureTable } from '../store/setup';
 import { initialize, isInitialized } from '../sys/init';
 import { sweep } from '../sys/sweeper';
@@ -32,17 +37,17 @@ export interface LocalOptions {
   /** Default HOST, else 127.0.0.1. */
   host?: string;
   quiet?: boolean;
+  /** Default LOCAL_STORE, else 'level' (the embedded store); 'dynalite' for the DynamoDB store on dynalite. */
+  store?: LocalStoreKind;
 }
+
+export type LocalStoreKind = 'level' | 'dynalite';
 
 export async function startLocal(options: LocalOptions = {}): Promise<LocalService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? 'data');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'db') });
-  const env = { ...readEnvironment(), dynamoEndpoint: dynamo.endpoint, localKeyFile: join(dataDir, 'local.key') };
-  delete env.kmsKeyId;
-  const deps = depsFromEnvironment(env);
+  const { deps, close: closeStore } = await openStore(dataDir, options.store ?? storeKind(process.env.LOCAL_STORE));
   useEngineRevokers(deps);
-  await ensureTable(dynamoClient(env), env.tableName);
 
   let rootToken: string | undefined;
   if (!(await isInitialized(deps))) {
@@ -62,9 +67,39 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     close: async () => {
       stopSweeper();
       await served.close();
-      await dynamo.close();
+      await closeStore();
     },
   };
+}
+
+function storeKind(setting: string | undefined): LocalStoreKind {
+  if (setting === undefined || setting === '' || setting === 'level') return 'level';
+  if (setting === 'dynalite') return 'dynalite';
+  throw new Error(`LOCAL_STORE=${setting}: expected level (the default) or dynalite`);
+}
+
+/** Deps on the chosen store under `dataDir`, and how to close that store. */
+async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps: Deps; close: () => Promise<void> }> {
+  const env = { ...readEnvironment(), localKeyFile: join(dataDir, 'local.key') };
+  delete env.kmsKeyId;
+  if (kind === 'dynalite') {
+    const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'db') });
+    env.dynamoEndpoint = dynamo.endpoint;
+    const deps = depsFromEnvironment(env);
+    await ensureTable(dynamoClient(env), env.tableName);
+    return { deps, close: () => dynamo.close() };
+  }
+  delete env.dynamoEndpoint;
+  const store = await LevelStore.open(join(dataDir, 'store'));
+  try {
+    const copied = await migrateFromDynalite(store, join(dataDir, 'db'), env.tableName);
+    if (copied !== undefined) logInfo('store-migrated', { function: 'local', from: 'dynalite', items: copied });
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  const deps = createDeps({ env, store, wrapper: LocalKeyWrapper.fromFile(env.localKeyFile) });
+  return { deps, close: () => store.close() };
 }
 
 /** One sweep at a time, as the scheduled function runs: a long one is not joined by the next. Returns the stop. */

@@ -1,21 +1,54 @@
 /**
- * The storage contract (lib/store/store.ts), run against dynalite and against Amazon's
- * DynamoDB Local. Where the two engines disagree, DynamoDB Local is the reference.
+ * The storage contract (lib/store/store.ts), run against the DynamoDB store on dynalite and on
+ * Amazon's DynamoDB Local, and against the embedded LevelDB store of the local service. Where
+ * the engines disagree, DynamoDB Local is the reference.
  */
 import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ExistsError, InvalidInput } from '../../lib/domain-errors';
 import { CHUNK_SIZE, INLINE_LIMIT, chunkPartition, encodeCursor } from '../../lib/store/dynamo-params';
+import { checkLevelStore } from '../../lib/store/level-check';
+import { LevelStore } from '../../lib/store/level-store';
 import { mutate, type Json, type Page, type Partition, type Store } from '../../lib/store/store';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../helpers/dynamodb-local';
 import { createTestStore } from '../helpers/store';
 
 interface TestStore {
   store: Store;
-  client: DynamoDBClient;
-  table: string;
+  /**
+   * Raw records a partition keeps beside its items: its chunk items on DynamoDB; on the
+   * embedded store (values stored whole), the problems its integrity check finds.
+   */
+  sideRecords(partition: string): Promise<number>;
+  /** Whether large values are split into chunk items (DynamoDB) or stored whole. */
+  chunked: boolean;
+  close?(): Promise<void>;
 }
 type StoreFactory = () => Promise<TestStore>;
+
+/** The DynamoDB store on a fresh table at `endpoint` (dynalite when undefined). */
+async function dynamoTestStore(endpoint?: string, api: 'lean' | 'sdk' = 'lean'): Promise<TestStore> {
+  const t = await createTestStore(endpoint, api);
+  return { store: t.store, chunked: true, sideRecords: (p) => chunkItems(t, p) };
+}
+
+/** The embedded store in a fresh directory. */
+async function levelTestStore(): Promise<TestStore> {
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-level-contract-'));
+  const store = await LevelStore.open(dir);
+  return {
+    store,
+    chunked: false,
+    sideRecords: async () => (await checkLevelStore(store)).problems.length,
+    close: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Every page of a listing, following cursors; fails on a loop. */
 async function allPages<T>(fetch: (cursor?: string) => Promise<Page<T>>): Promise<{ items: T[]; pages: number }> {
@@ -32,7 +65,7 @@ async function allPages<T>(fetch: (cursor?: string) => Promise<Page<T>>): Promis
 }
 
 /** Raw count of chunk items of a partition, bypassing the store. */
-async function chunkItems(t: TestStore, partition: string): Promise<number> {
+async function chunkItems(t: { client: DynamoDBClient; table: string }, partition: string): Promise<number> {
   let count = 0;
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -74,6 +107,11 @@ function storeContract(makeStore: StoreFactory): void {
     t = await makeStore();
     part = t.store.partition('p');
   });
+  afterEach(async () => {
+    await t.close?.();
+  });
+  /** What sideRecords should count: `n` chunk items where values are chunked, else nothing. */
+  const chunksOf = (n: number) => (t.chunked ? n : 0);
 
   describe('get, put, delete', () => {
     it('round-trips JSON values and counts versions from 1', async () => {
@@ -402,7 +440,7 @@ function storeContract(makeStore: StoreFactory): void {
       const chunks = Math.ceil(size / CHUNK_SIZE);
 
       expect(await part.put('big', big, { index: { name: 'size', sort: 'L' } })).toBe(1);
-      expect(await chunkItems(t, 'p')).toBe(chunks);
+      expect(await t.sideRecords('p')).toBe(chunksOf(chunks));
       expect(await part.get('big')).toEqual({ key: 'big', value: big, version: 1 });
       expect((await part.list('')).items).toEqual([{ key: 'big', value: big, version: 1 }]);
       expect((await part.listKeys('')).items).toEqual(['big']);
@@ -415,26 +453,26 @@ function storeContract(makeStore: StoreFactory): void {
       await expect(part.put('big', bigValue(700_000, 'loser'), { ifVersion: 7 })).rejects.toBeInstanceOf(
         ConflictError,
       );
-      expect(await chunkItems(t, 'p')).toBe(chunks);
+      expect(await t.sideRecords('p')).toBe(chunksOf(chunks));
       expect((await part.get('big'))?.value).toEqual(big);
 
       // Big replaced by big: only the new generation's chunks remain.
       const big2 = bigValue(700_000, 'two');
       expect(await part.put('big', big2)).toBe(2);
-      expect(await chunkItems(t, 'p')).toBe(Math.ceil(byteLength(big2) / CHUNK_SIZE));
+      expect(await t.sideRecords('p')).toBe(chunksOf(Math.ceil(byteLength(big2) / CHUNK_SIZE)));
       expect((await part.get('big'))?.value).toEqual(big2);
 
       // Big replaced by small: inline again, no chunks left.
       expect(await part.put('big', { small: true })).toBe(3);
       expect(await part.get('big')).toEqual({ key: 'big', value: { small: true }, version: 3 });
-      expect(await chunkItems(t, 'p')).toBe(0);
+      expect(await t.sideRecords('p')).toBe(0);
 
       // Small to big again, then delete: no chunks left.
       expect(await part.put('big', big2, { ifVersion: 3 })).toBe(4);
-      expect(await chunkItems(t, 'p')).toBeGreaterThan(0);
+      expect(await t.sideRecords('p')).toBe(chunksOf(Math.ceil(byteLength(big2) / CHUNK_SIZE)));
       expect(await part.delete('big')).toBe(true);
       expect(await part.get('big')).toBeUndefined();
-      expect(await chunkItems(t, 'p')).toBe(0);
+      expect(await t.sideRecords('p')).toBe(0);
     });
 
     it('listings past the 1 MB Query page still see every item once', async () => {
@@ -454,13 +492,13 @@ function storeContract(makeStore: StoreFactory): void {
       const key = 'k'.repeat(1000);
       const value = 'x'.repeat(INLINE_LIMIT); // JSON text is INLINE_LIMIT + 2 bytes
       expect(await part.put(key, value)).toBe(1);
-      expect(await chunkItems(t, 'p')).toBe(2);
+      expect(await t.sideRecords('p')).toBe(chunksOf(2));
       expect((await part.get(key))?.value).toBe(value);
       expect(await part.delete(key)).toBe(true);
-      expect(await chunkItems(t, 'p')).toBe(0);
+      expect(await t.sideRecords('p')).toBe(0);
       const inline = 'y'.repeat(INLINE_LIMIT - 2);
       expect(await part.put(key, inline)).toBe(1);
-      expect(await chunkItems(t, 'p')).toBe(0);
+      expect(await t.sideRecords('p')).toBe(0);
       expect((await part.get(key))?.value).toBe(inline);
     });
   });
@@ -480,8 +518,9 @@ afterAll(async () => {
 });
 
 const backends: { backend: string; factory: StoreFactory; start?: () => Promise<void> }[] = [
-  { backend: 'dynalite (lean client)', factory: () => createTestStore() },
-  { backend: 'dynalite (SDK client)', factory: () => createTestStore(undefined, 'sdk') },
+  { backend: 'embedded LevelDB store', factory: levelTestStore },
+  { backend: 'dynalite (lean client)', factory: () => dynamoTestStore() },
+  { backend: 'dynalite (SDK client)', factory: () => dynamoTestStore(undefined, 'sdk') },
   {
     backend: 'DynamoDB Local (lean client)',
     start: async () => {
@@ -489,7 +528,7 @@ const backends: { backend: string; factory: StoreFactory; start?: () => Promise<
     },
     factory: () => {
       if (!local) throw new Error('DynamoDB Local is not running');
-      return createTestStore(local.endpoint);
+      return dynamoTestStore(local.endpoint);
     },
   },
 ];
