@@ -10,7 +10,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { KeyWrapper } from './key-wrapper';
 
-export interface SealedValue {
+/** A type (not an interface) so that records holding one are JSON the store takes as is. */
+export type SealedValue = {
   $sealed: 1;
   /** wrapping kind: local | kms */
   w: string;
@@ -21,7 +22,7 @@ export interface SealedValue {
   iv: string;
   ct: string;
   tag: string;
-}
+};
 
 export function isSealed(v: unknown): v is SealedValue {
   return typeof v === 'object' && v !== null && (v as { $sealed?: unknown }).$sealed === 1;

@@ -8,6 +8,7 @@ import { configPaths } from './paths/config';
 import { credsPaths } from './paths/creds';
 import { keyPaths, rolePaths } from './paths/roles';
 import { signPaths } from './paths/sign';
+import { mountPartition } from '../mount-partition';
 import { SshStore } from './ssh-store';
 
 type SshRevoke = OtpRevoke | DynamicRevoke | { kind: 'cert' };
@@ -15,9 +16,10 @@ type SshRevoke = OtpRevoke | DynamicRevoke | { kind: 'cert' };
 /** Undoes an SSH lease; every branch is idempotent. */
 export function sshRevoker(deps: Deps) {
   return async (lease: LeaseRecord): Promise<void> => {
-    const r = lease.revoke as unknown as SshRevoke;
+    // The revoke record is what this engine wrote when it made the lease.
+    const r = lease.revoke as SshRevoke;
     if (r.kind === 'cert') return;
-    const store = new SshStore(deps, r.partition_mount);
+    const store = new SshStore(deps, mountPartition(deps, 'ssh', r.partition_mount));
     if (r.kind === 'otp') await store.part.delete(otpKey(r.hash));
     else await revokeDynamic(store, r);
   };

@@ -17,11 +17,11 @@ export interface OtpRecord {
   expire_time: number;
 }
 
-export interface OtpRevoke {
+export type OtpRevoke = {
   kind: 'otp';
   partition_mount: string;
   hash: string;
-}
+};
 
 export const otpKey = (hash: string) => `otp/${hash}`;
 

@@ -7,7 +7,8 @@ import { parseKeyLengths, type KeyLengths } from './key-lengths';
 export type RoleKind = 'otp' | 'dynamic' | 'ca';
 export const ALGORITHM_SIGNERS = ['', 'default', 'ssh-rsa', 'rsa-sha2-256', 'rsa-sha2-512'] as const;
 
-export interface Role {
+/** A type (not an interface): a role is the JSON the store keeps. */
+export type Role = {
   keyType: RoleKind;
   key: string;
   adminUser: string;
@@ -37,7 +38,7 @@ export interface Role {
   algorithmSigner: string;
   /** Seconds a certificate is backdated by (ca roles); absent on roles stored before the field: the default. */
   notBeforeDuration?: number;
-}
+};
 
 export const DEFAULT_NOT_BEFORE_SECONDS = 30;
 

@@ -3,15 +3,15 @@ import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Deps } from '../deps';
 import { ExistsError } from '../domain-errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
-import type { Json, Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import type { CaSigner } from './certificate';
 import type { Role } from './role';
 import { publicBlob, publicLine } from './ssh-key';
 
-interface CaRecord {
+type CaRecord = {
   public_key: string;
   private_key: SealedValue;
-}
+};
 
 export interface LoadedCa extends CaSigner {
   publicLine: string;
@@ -24,18 +24,20 @@ const caCache = new Map<string, { version: number; ct: string; ca: LoadedCa }>()
 /** Salts by store (one per service; tests run several) and partition. */
 const saltCaches = new WeakMap<object, Map<string, Buffer>>();
 
+/** Records are types (not interfaces) of JSON values, so they are stored without conversion. */
 export class SshStore {
-  readonly part: Partition;
-
-  constructor(private readonly deps: Pick<Deps, 'store' | 'sealer'>, mountPath: string) {
-    this.part = deps.store.partition(`ssh/${mountPath}`);
-  }
+  /** `part`: the mount's partition (`req.part` in a request, `mountPartition` outside one). */
+  constructor(
+    private readonly deps: Pick<Deps, 'store' | 'sealer'>,
+    readonly part: Partition,
+  ) {}
 
   async saveCa(key: KeyObject): Promise<string> {
     const line = publicLine(key);
     const pem = key.export({ format: 'pem', type: 'pkcs8' }).toString();
     const sealed = await this.deps.sealer.seal(pem, this.part.name, CA);
-    await this.part.put(CA, { public_key: line, private_key: sealed } as unknown as Json);
+    const record: CaRecord = { public_key: line, private_key: sealed };
+    await this.part.put(CA, record);
     return line;
   }
 
@@ -64,7 +66,7 @@ export class SshStore {
   }
 
   async putRole(name: string, role: Role): Promise<void> {
-    await this.part.put(`roles/${name}`, role as unknown as Json);
+    await this.part.put(`roles/${name}`, role);
   }
 
   async deleteRole(name: string): Promise<void> {
@@ -85,7 +87,7 @@ export class SshStore {
 
   async putKey(name: string, privateKey: string): Promise<void> {
     const key = `keys/${name}`;
-    await this.part.put(key, { key: await this.deps.sealer.seal(privateKey, this.part.name, key) } as unknown as Json);
+    await this.part.put(key, { key: await this.deps.sealer.seal(privateKey, this.part.name, key) });
   }
 
   async getKey(name: string): Promise<string | undefined> {
@@ -123,7 +125,7 @@ export class SshStore {
     let item = await this.part.get<{ salt: SealedValue }>(SALT);
     if (!item) {
       const sealed = await this.deps.sealer.seal(randomBytes(32), this.part.name, SALT);
-      await this.part.put(SALT, { salt: sealed } as unknown as Json, { ifAbsent: true }).catch((e: unknown) => {
+      await this.part.put(SALT, { salt: sealed }, { ifAbsent: true }).catch((e: unknown) => {
         if (!(e instanceof ExistsError)) throw e;
       });
       item = await this.part.get<{ salt: SealedValue }>(SALT);

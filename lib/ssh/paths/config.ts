@@ -22,7 +22,7 @@ export const configPaths = [
     operations: {
       write: async (req) => {
         const d = req.data;
-        const store = new SshStore(req.deps, req.mount.path);
+        const store = new SshStore(req.deps, req.part);
         const supplied = d.private_key !== '' || d.public_key !== '';
         if (supplied && d.generate_signing_key === true) throw new BadRequest('public_key and private_key must not be set when generate_signing_key is true');
         if (!supplied && d.generate_signing_key === false) throw new BadRequest('missing public_key and private_key');
@@ -36,12 +36,12 @@ export const configPaths = [
         return { data: { public_key: line } };
       },
       read: async (req) => {
-        const line = await new SshStore(req.deps, req.mount.path).caPublicLine();
+        const line = await new SshStore(req.deps, req.part).caPublicLine();
         if (!line) throw new BadRequest(NO_CA);
         return { data: { public_key: line } };
       },
       delete: async (req) => {
-        await new SshStore(req.deps, req.mount.path).deleteCa();
+        await new SshStore(req.deps, req.part).deleteCa();
       },
     },
   }),
@@ -52,7 +52,7 @@ export const configPaths = [
     unauthenticated: ['read'],
     operations: {
       read: async (req) => {
-        const line = await new SshStore(req.deps, req.mount.path).caPublicLine();
+        const line = await new SshStore(req.deps, req.part).caPublicLine();
         if (!line) throw new NotFound();
         return { raw: { body: line, contentType: 'text/plain; charset=utf-8' } };
       },
@@ -64,21 +64,21 @@ export const configPaths = [
     help: 'Roles that may issue credentials for any IP address.',
     operations: {
       read: async (req) => {
-        const roles = await new SshStore(req.deps, req.mount.path).zeroAddressRoles();
+        const roles = await new SshStore(req.deps, req.part).zeroAddressRoles();
         if (roles.length === 0) throw new NotFound();
         return { data: { roles } };
       },
       write: async (req) => {
         if (req.data.roles.length === 0) throw new BadRequest('missing roles');
         const roles = [...new Set(req.data.roles.map((r) => checkName(r, 'role')))];
-        const store = new SshStore(req.deps, req.mount.path);
+        const store = new SshStore(req.deps, req.part);
         for (const name of roles) {
           if (!(await store.getRole(name))) throw new BadRequest(`role "${name}" does not exist`);
         }
         await store.setZeroAddressRoles(roles);
       },
       delete: async (req) => {
-        await new SshStore(req.deps, req.mount.path).deleteZeroAddress();
+        await new SshStore(req.deps, req.part).deleteZeroAddress();
       },
     },
   }),

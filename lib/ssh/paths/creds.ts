@@ -2,6 +2,7 @@
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type MountRef, type Result } from '../../http/path';
+import { requireRole } from '../../http/role-required';
 import { grantTtl, LEASE } from '../../lease-ttl';
 import { checkIp } from '../cidr';
 import { issueDynamic } from '../dynamic';
@@ -9,6 +10,7 @@ import { issueOtp, verifyOtp, VERIFY_ECHO_REQUEST, VERIFY_ECHO_RESPONSE } from '
 import type { Role } from '../role';
 import { SshStore } from '../ssh-store';
 import { checkTargetIp, roleAcceptsIp, targetUser } from '../target';
+import { sshRole } from './ssh-role';
 import type { LeaseRecord } from '../../sys/leases';
 
 const leaseOf = (l: LeaseRecord) => ({ id: l.lease_id, duration: l.expire_time - l.issue_time, renewable: false });
@@ -30,10 +32,8 @@ export const credsPaths = [
     help: 'Credentials for a host: a one-time password (otp role) or an installed key pair (dynamic role).',
     operations: {
       write: async (req): Promise<Result> => {
-        const store = new SshStore(req.deps, req.mount.path);
-        const name = req.data.name;
-        const role = await store.getRole(name);
-        if (!role) throw new BadRequest(`unknown role: ${name.slice(0, 128)}`);
+        const { name, role } = await requireRole(sshRole, req, req.data.name);
+        const store = new SshStore(req.deps, req.part);
         if (role.keyType === 'ca') throw new BadRequest(`role "${name}" is a ca role: use sign/${name}`);
         const zero = (await store.zeroAddressRoles()).includes(name);
         const ip = checkTargetIp(role, name, req.data.ip, zero);
@@ -55,7 +55,7 @@ export const credsPaths = [
     operations: {
       write: async (req) => {
         const ip = checkIp(req.data.ip.trim());
-        const store = new SshStore(req.deps, req.mount.path);
+        const store = new SshStore(req.deps, req.part);
         const zero = await store.zeroAddressRoles();
         const roles = (await store.listRoles()).filter((r) => roleAcceptsIp(r.role, ip, zero.includes(r.name))).map((r) => r.name);
         return { data: { roles } };
@@ -70,7 +70,7 @@ export const credsPaths = [
     operations: {
       write: async (req) => {
         if (req.data.otp === VERIFY_ECHO_REQUEST) return { data: { message: VERIFY_ECHO_RESPONSE } };
-        const r = await verifyOtp(new SshStore(req.deps, req.mount.path), req.data.otp, Math.floor(req.deps.now() / 1000));
+        const r = await verifyOtp(new SshStore(req.deps, req.part), req.data.otp, Math.floor(req.deps.now() / 1000));
         return { data: { ip: r.ip, username: r.username, role_name: r.role_name } };
       },
     },

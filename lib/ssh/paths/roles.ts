@@ -10,7 +10,7 @@ import { SshStore } from '../ssh-store';
 import { roleFields, roleInput } from './role-fields';
 
 async function listRoles(req: Req): Promise<Result> {
-  const roles = await new SshStore(req.deps, req.mount.path).listRoles();
+  const roles = await new SshStore(req.deps, req.part).listRoles();
   if (roles.length === 0) throw new NotFound();
   return {
     data: {
@@ -32,23 +32,23 @@ export const rolePaths = [
     pattern: 'roles/:name',
     fields: roleFields,
     help: 'Manage a role: otp, dynamic or ca.',
-    exists: async ({ params, mount, deps }) => (await new SshStore(deps, mount.path).getRole(params.name ?? '')) !== undefined,
+    exists: async ({ params, part, deps }) => (await new SshStore(deps, part).getRole(params.name ?? '')) !== undefined,
     operations: {
       write: async (req) => {
         const name = checkName(req.data.name, 'role');
-        const store = new SshStore(req.deps, req.mount.path);
+        const store = new SshStore(req.deps, req.part);
         const zeroAddress = (await store.zeroAddressRoles()).includes(name);
         const role = buildRole(roleInput(req.data), { zeroAddress });
         if (role.keyType === 'dynamic' && !(await store.hasKey(role.key))) throw new BadRequest(`key "${role.key}" is not registered`);
         await store.putRole(name, role);
       },
       read: async (req) => {
-        const role = await new SshStore(req.deps, req.mount.path).getRole(req.data.name);
+        const role = await new SshStore(req.deps, req.part).getRole(req.data.name);
         if (!role) throw new NotFound();
         return { data: roleView(role) };
       },
       delete: async (req) => {
-        const store = new SshStore(req.deps, req.mount.path);
+        const store = new SshStore(req.deps, req.part);
         await store.deleteRole(req.data.name);
         await mutate<{ roles: string[] }>(store.part, 'config/zeroaddress', (cur) =>
           cur?.roles.includes(req.data.name) ? { roles: cur.roles.filter((r) => r !== req.data.name) } : undefined,
@@ -69,10 +69,10 @@ export const keyPaths = [
     operations: {
       write: async (req) => {
         const name = checkName(req.data.name, 'key');
-        await new SshStore(req.deps, req.mount.path).putKey(name, checkAdminKey(req.data.key));
+        await new SshStore(req.deps, req.part).putKey(name, checkAdminKey(req.data.key));
       },
       delete: async (req) => {
-        await new SshStore(req.deps, req.mount.path).deleteKey(req.data.name);
+        await new SshStore(req.deps, req.part).deleteKey(req.data.name);
       },
     },
   }),

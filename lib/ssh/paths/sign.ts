@@ -2,11 +2,13 @@
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
+import { requireRole } from '../../http/role-required';
 import type { CaSigner } from '../certificate';
 import { issueKey } from '../issue';
 import type { Role } from '../role';
 import { signKey, type Signed, type SignContext } from '../sign';
 import { SshStore } from '../ssh-store';
+import { sshRole } from './ssh-role';
 
 const certFields = {
   name: f.pathParam({ description: 'Role name.' }),
@@ -27,11 +29,8 @@ interface Signing {
 }
 
 async function signing(req: NamedReq): Promise<Signing> {
-  const store = new SshStore(req.deps, req.mount.path);
-  const name = req.data.name;
-  const role = await store.getRole(name);
-  if (!role) throw new BadRequest(`unknown role: ${name.slice(0, 128)}`);
-  const ca = await store.loadCa();
+  const { name, role } = await requireRole(sshRole, req, req.data.name);
+  const ca = await new SshStore(req.deps, req.part).loadCa();
   if (!ca) throw new BadRequest('no CA key is configured on this mount (config/ca)');
   const ctx = { roleName: name, displayName: req.principal?.displayName ?? '', mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() };
   return { role, ca, ctx };
