@@ -22,7 +22,7 @@ import { certificateData } from '../lib/pki/response';
 import { parseCsr } from '../lib/pki/parse';
 import { onePem } from '../lib/pki/pem';
 import type { Role } from '../lib/pki/role';
-import { partitionOf } from '../lib/pki/storage';
+import { mountPartition } from '../lib/mount-partition';
 import { caller, median, send } from './_http';
 import { rate } from './_rate';
 
@@ -123,7 +123,7 @@ export async function run(): Promise<Record<string, number>> {
     await post('pki/roles/nostore', { ...roleBody, no_store: true });
     await post('pki/roles/stored', roleBody);
     await post('pki/roles/rsa', { ...roleBody, key_type: 'rsa', no_store: true });
-    const part = partitionOf(svc.deps, 'pki');
+    const part = mountPartition(svc.deps, 'pki', 'pki');
     const roleOf = async (name: string) => (await part.get<Role>(`role/${name}`))!.value;
     const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
     const req = { commonName: 'www.example.com', altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false, ttl: undefined, notAfter: undefined, serialNumber: '' };

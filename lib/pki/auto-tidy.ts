@@ -1,13 +1,13 @@
 /** The scheduled tidy: per pki mount, start a tidy when auto-tidy is due, resume one cut short. */
 import type { Deps } from '../deps';
-import { DEFAULT_AUTO_TIDY, readConfig, writeConfig } from './config';
-import { partitionOf } from './storage';
+import { mountPartition } from '../mount-partition';
+import { PkiStore } from './pki-store';
 import { claimTidy, isLive, runTidy, tidyStatus } from './tidy';
 
 export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: string; ran: boolean; finished: boolean }[]> {
   const out = [];
   for (const m of deps.mounts.filter((x) => x.type === 'pki')) {
-    const part = partitionOf(deps, m.path);
+    const part = mountPartition(deps, 'pki', m.path);
     const status = await tidyStatus(part);
     const now = deps.now();
     if (status.state === 'Running' && !isLive(status, now)) {
@@ -15,12 +15,13 @@ export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: s
       out.push({ mount: m.path, ran: true, finished: await runTidy(deps, part, deadline) });
       continue;
     }
-    const c = await readConfig(part, 'auto-tidy', DEFAULT_AUTO_TIDY);
+    const store = new PkiStore(deps, part);
+    const c = await store.config('auto-tidy');
     if (!c.enabled || (c.lastRun ?? 0) + c.intervalDuration * 1000 > now || isLive(status, now)) {
       out.push({ mount: m.path, ran: false, finished: false });
       continue;
     }
-    await writeConfig(part, 'auto-tidy', { ...c, lastRun: now });
+    await store.writeConfig('auto-tidy', { ...c, lastRun: now });
     if (!(await claimTidy(deps, part, { tidyCertStore: c.tidyCertStore, tidyRevokedCerts: c.tidyRevokedCerts, safetyBuffer: c.safetyBuffer }))) continue;
     out.push({ mount: m.path, ran: true, finished: await runTidy(deps, part, deadline) });
   }

@@ -7,13 +7,13 @@ import type { Deps } from '../deps';
 import { BadRequest } from '../errors';
 import { keyIdentifier, signatureAlgorithm, type Signer } from '../keys/signer';
 import { generateKey, LocalSigner } from '../keys/signer-local';
-import type { Json, Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import { storeCertificate } from './certs';
-import { DEFAULT_URLS, readConfig } from './config';
 import { buildCertificate } from './der/certificate';
 import { buildCsr } from './der/csr';
 import { subjectAltName } from './der/extensions';
 import { encodeName, type Subject } from './der/name';
+import { PkiStore } from './pki-store';
 import { loadIssuer, openSigner, readCa, sealKey, writeCa } from './issuer';
 import { checkKeyParams } from './key-params';
 import { openManagedSigner, resolveManagedKey } from './managed-keys';
@@ -23,7 +23,7 @@ import { issuedKeyOf, type IssuedKey } from './public-key';
 import { altNamesOf, gatherNames, type NameRequest } from './request-names';
 import type { CertOutput } from './response';
 import { colonSerial, randomSerial } from './serial';
-import type { CaRecord, KeyRef } from './storage';
+import type { CaRecord, KeyRef, PendingRecord } from './storage';
 import { caExtensions } from './template';
 import { resolveNotAfter, type TtlLimits } from './ttl';
 
@@ -71,7 +71,7 @@ function caSubject(r: CaRequest): Subject {
 
 /** Signs a CA certificate; NotBefore and NotAfter come from one `now`, after the key was made. */
 async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Buffer, subject: Buffer, issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer }, limits: TtlLimits, pathLen: number) {
-  const urls = await readConfig(part, 'urls', DEFAULT_URLS);
+  const urls = await new PkiStore(deps, part).config('urls');
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = resolveNotAfter(now, r, limits);
@@ -113,7 +113,8 @@ export async function generateIntermediate(deps: Deps, part: Partition, r: CaReq
   const key = await newKey(deps, part, k, 'ca-pending');
   const san = subjectAltName(altNamesOf(gatherNames(r)), false);
   const csr = await buildCsr(encodeName(caSubject(r)), key.signer, signatureAlgorithm(key.signer, r.signatureBits), san ? [san] : []);
-  await part.put('ca/pending', { key: key.ref } as unknown as Json);
+  const pending: PendingRecord = { key: key.ref };
+  await part.put('ca/pending', pending);
   return { csr, ...(key.exported ? { privateKey: key.exported } : {}) };
 }
 
@@ -153,7 +154,7 @@ function chainRecord(certs: ReturnType<typeof parseCertificate>[], key: KeyRef):
 export async function setSigned(deps: Deps, part: Partition, text: string): Promise<void> {
   const { certs, keys } = splitBundle(text);
   if (keys.length) throw new BadRequest('the certificate field must not contain a private key');
-  const pending = (await part.get<{ key: KeyRef }>('ca/pending'))?.value.key;
+  const pending = (await part.get<PendingRecord>('ca/pending'))?.value.key;
   const current = (await readCa(part))?.key ?? undefined;
   const ref = pending ?? current;
   if (!ref || !certs[0]) throw new BadRequest('no pending key: call intermediate/generate first');

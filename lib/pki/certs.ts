@@ -1,5 +1,5 @@
 /** Certificate records: one item per serial, indexed by expiry. */
-import type { Json, Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import { serialKey } from './serial';
 import { CERT_INDEX, expiryIndexSort, type CertRecord } from './storage';
 
@@ -25,7 +25,7 @@ export async function certificateCount(part: Partition): Promise<number> {
 
 export async function storeCertificate(part: Partition, serial: Buffer, der: Buffer, notAfter: number): Promise<void> {
   const record: CertRecord = { der: der.toString('base64'), notAfter };
-  await part.put(certKey(serial), record as unknown as Json, { index: { name: CERT_INDEX, sort: expiryIndexSort(notAfter, serialKey(serial)) } });
+  await part.put(certKey(serial), record, { index: { name: CERT_INDEX, sort: expiryIndexSort(notAfter, serialKey(serial)) } });
   await countCertificates(part, 1);
 }
 

@@ -1,19 +1,18 @@
-/** Mount configuration records: config/urls, config/crl, config/auto-tidy. */
-import type { Json, Partition } from '../store/store';
+/** Mount configuration records: config/urls, config/crl, config/auto-tidy (stored by pki-store.ts). */
 
-export interface UrlsConfig {
+export type UrlsConfig = {
   issuingCertificates: string[];
   crlDistributionPoints: string[];
   ocspServers: string[];
-}
+};
 
-export interface CrlConfig {
+export type CrlConfig = {
   /** Seconds a CRL is valid. */
   expiry: number;
   disable: boolean;
-}
+};
 
-export interface AutoTidyConfig {
+export type AutoTidyConfig = {
   enabled: boolean;
   /** Seconds between scheduled tidies. */
   intervalDuration: number;
@@ -21,17 +20,13 @@ export interface AutoTidyConfig {
   tidyRevokedCerts: boolean;
   safetyBuffer: number;
   lastRun?: number;
-}
+};
+
+/** Each record by its name (`config/<name>`). Types, not interfaces: the store takes them as JSON. */
+export type ConfigRecords = { urls: UrlsConfig; crl: CrlConfig; 'auto-tidy': AutoTidyConfig };
+export type ConfigName = keyof ConfigRecords;
 
 export const DEFAULT_URLS: UrlsConfig = { issuingCertificates: [], crlDistributionPoints: [], ocspServers: [] };
 export const DEFAULT_CRL: CrlConfig = { expiry: 72 * 3600, disable: false };
 export const DEFAULT_AUTO_TIDY: AutoTidyConfig = { enabled: false, intervalDuration: 12 * 3600, tidyCertStore: false, tidyRevokedCerts: false, safetyBuffer: 72 * 3600 };
-
-export async function readConfig<T extends object>(part: Partition, name: 'urls' | 'crl' | 'auto-tidy', fallback: T): Promise<T> {
-  const item = await part.get<T>(`config/${name}`);
-  return { ...fallback, ...(item?.value ?? {}) };
-}
-
-export async function writeConfig(part: Partition, name: 'urls' | 'crl' | 'auto-tidy', value: object): Promise<void> {
-  await part.put(`config/${name}`, value as unknown as Json);
-}
+export const CONFIG_DEFAULTS: ConfigRecords = { urls: DEFAULT_URLS, crl: DEFAULT_CRL, 'auto-tidy': DEFAULT_AUTO_TIDY };

@@ -6,10 +6,10 @@
 import type { Deps } from '../deps';
 import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
 import { mutate, type Json, type Partition } from '../store/store';
-import { DEFAULT_CRL, readConfig } from './config';
 import { buildCrl, type RevokedEntry } from './der/crl';
 import { readCertificate } from './certs';
 import { cachedCa, loadIssuer } from './issuer';
+import { PkiStore } from './pki-store';
 import { caIdOf, issuedBy, issuerIdOf } from './issuer-id';
 import { parseCertificate } from './parse';
 import { REVOKED_INDEX, type RevokedRecord } from './storage';
@@ -75,7 +75,7 @@ const flights = new WeakMap<object, Map<string, Flight>>();
 
 async function buildAndStore(deps: Deps, part: Partition): Promise<Buffer> {
   const issuer = await loadIssuer(deps, part);
-  const config = await readConfig(part, 'crl', DEFAULT_CRL);
+  const config = await new PkiStore(deps, part).config('crl');
   let der: Buffer = Buffer.alloc(0);
   await mutate<CrlRecord>(part, 'crl/current', async (current) => {
     const now = deps.now();

@@ -10,7 +10,7 @@ import { readPaths } from './paths/read';
 import { rolePaths } from './paths/roles';
 import { revokeSerial } from './revoke';
 import { parseSerial } from './serial';
-import { partitionOf } from './storage';
+import { mountPartition } from '../mount-partition';
 
 export const pkiEngine: EngineModule = {
   type: 'pki',
@@ -19,7 +19,7 @@ export const pkiEngine: EngineModule = {
     const serial = (lease.revoke as { serial?: unknown } | null)?.serial;
     if (typeof serial !== 'string') return;
     try {
-      await revokeSerial(deps, partitionOf(deps, lease.mount), parseSerial(serial));
+      await revokeSerial(deps, mountPartition(deps, 'pki', lease.mount), parseSerial(serial));
     } catch (e) {
       // Already gone (tidied) or never stored: nothing left to revoke.
       if (e instanceof NotFoundError) return;

@@ -8,7 +8,7 @@ import { ConflictError, ExistsError } from '../domain-errors';
 import { BadRequest } from '../errors';
 import type { Signer } from '../keys/signer';
 import { LocalSigner } from '../keys/signer-local';
-import type { Json, Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import { cached, invalidate } from './cache';
 import { openManagedSigner } from './managed-keys';
 import { parseCertificate, type ParsedCert } from './parse';
@@ -74,13 +74,13 @@ export async function writeCa(deps: Deps, part: Partition, record: CaRecord, onl
 
 async function putCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean): Promise<void> {
   if (!onlyWithoutKey) {
-    await part.put(CA_KEY, record as unknown as Json);
+    await part.put(CA_KEY, record);
     return;
   }
   const current = await part.get<CaRecord>(CA_KEY);
   if (current?.value.key) throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
   try {
-    await part.put(CA_KEY, record as unknown as Json, current ? { ifVersion: current.version } : { ifAbsent: true });
+    await part.put(CA_KEY, record, current ? { ifVersion: current.version } : { ifAbsent: true });
   } catch (e) {
     if (e instanceof ConflictError || e instanceof ExistsError) {
       throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
@@ -92,7 +92,7 @@ async function putCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean)
 export async function deleteCaKey(deps: Deps, part: Partition): Promise<void> {
   invalidate(deps.store, `${part.name}|ca`);
   const current = await part.get<CaRecord>(CA_KEY);
-  if (current) await part.put(CA_KEY, { ...current.value, key: null } as unknown as Json);
+  if (current) await part.put(CA_KEY, { ...current.value, key: null });
   await part.delete('ca/pending');
   invalidate(deps.store, `${part.name}|ca`);
 }

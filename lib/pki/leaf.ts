@@ -8,8 +8,6 @@ import { BadRequest } from '../errors';
 import { signatureAlgorithm, type KeyType } from '../keys/signer';
 import type { Partition } from '../store/store';
 import { storeCertificate } from './certs';
-import { cached } from './cache';
-import { readConfig, DEFAULT_URLS } from './config';
 import { buildCertificate } from './der/certificate';
 import { encodeName, type Subject } from './der/name';
 import { loadIssuer, type Issuer } from './issuer';
@@ -24,6 +22,7 @@ import { leafExtensions, withRequested, type RequestedExtension } from './templa
 import { resolveNotAfter } from './ttl';
 import { onePem } from './pem';
 import { newIssuedKey, type IssuedKey } from './public-key';
+import { PkiStore } from './pki-store';
 
 export interface LeafRequest extends NameRequest {
   ttl?: number | undefined;
@@ -131,7 +130,7 @@ interface Built {
 
 /** Signs the certificate; NotBefore and NotAfter come from one `now`, after any key generation. */
 async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<Built> {
-  const urls = await cached(deps.store, `${part.name}|urls`, () => readConfig(part, 'urls', DEFAULT_URLS));
+  const urls = await new PkiStore(deps, part).cachedConfig('urls');
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = b.validity(now);

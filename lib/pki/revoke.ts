@@ -6,7 +6,7 @@
 import type { Deps } from '../deps';
 import { ExistsError, NotFoundError } from '../domain-errors';
 import { BadRequest } from '../errors';
-import { mutate, type Json, type Partition } from '../store/store';
+import { mutate, type Partition } from '../store/store';
 import { certKey } from './certs';
 import { rebuildCrl } from './crl';
 import { readCa } from './issuer';
@@ -28,13 +28,13 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer):
   const issuer = issuerIdOf(parseCertificate(Buffer.from(cert.value.der, 'base64')));
   const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter, issuer };
   try {
-    await part.put(`revoked/${key}`, record as unknown as Json, { ifAbsent: true, index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) } });
+    await part.put(`revoked/${key}`, record, { ifAbsent: true, index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) } });
   } catch (e) {
     if (!(e instanceof ExistsError)) throw e;
     const first = await part.get<RevokedRecord>(`revoked/${key}`);
     return first?.value.revokedAt ?? record.revokedAt;
   }
-  await mutate<CertRecord & { [k: string]: Json }>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
+  await mutate<CertRecord>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
   await rebuildCrl(deps, part);
   return record.revokedAt;
 }

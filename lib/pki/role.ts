@@ -6,7 +6,8 @@ import { checkKeyParams } from './key-params';
 import { maxTtlOf } from '../lease-ttl';
 import { parseNotAfter, PKI_TTL } from './ttl';
 
-export interface Role {
+/** A type (not an interface): a role is the JSON the store keeps. */
+export type Role = {
   ttl: number;
   maxTtl: number;
   allowLocalhost: boolean;
@@ -49,6 +50,14 @@ export interface Role {
   basicConstraintsValidForNonCa: boolean;
   notBeforeDuration: number;
   notAfter: string;
+};
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A role name as a path segment: a word, dots, dashes and underscores, at most 128. */
+export function checkRoleName(name: string): string {
+  if (!NAME.test(name)) throw new BadRequest(`invalid role name "${name.slice(0, 60)}"`);
+  return name;
 }
 
 /** Checks cross-field rules and fills the key_bits default; throws 400 on a bad combination. */

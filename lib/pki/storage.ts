@@ -8,17 +8,15 @@
  *   role/<name>, config/crl, config/urls, config/auto-tidy, tidy/status
  *   count/certs/<0-15> the stored-certificate count, sharded (count/certs: the unsharded one of old)
  */
-import type { Deps } from '../deps';
 import type { SealedValue } from '../keys/sealed';
-import type { Partition } from '../store/store';
 
 export const CERT_INDEX = 'cert-expiry';
 export const REVOKED_INDEX = 'revoked';
 
 export type KeyRef = { kind: 'local'; sealed: SealedValue } | { kind: 'kms'; keyId: string; name: string };
 
-export interface CaRecord {
-  [k: string]: unknown;
+/** Records are types (not interfaces) of JSON values, so they are stored without conversion. */
+export type CaRecord = {
   /** PEM of the issuing certificate; empty before set-signed. */
   certificate: string;
   /** PEM certificates above it, nearest first. */
@@ -26,26 +24,25 @@ export interface CaRecord {
   /** Null after DELETE root: the certificate stays readable, nothing can be signed. */
   key: KeyRef | null;
   serial: string;
-}
+};
 
-export interface CertRecord {
-  [k: string]: unknown;
+/** ca/pending: the key intermediate/generate made, waiting for set-signed. */
+export type PendingRecord = { key: KeyRef };
+
+export type CertRecord = {
   /** base64 DER */
   der: string;
   notAfter: number;
   revokedAt?: number;
-}
+};
 
-export interface RevokedRecord {
-  [k: string]: unknown;
+export type RevokedRecord = {
   serial: string;
   revokedAt: number;
   notAfter: number;
   /** The certificate's issuer (issuer-id.ts); absent on records of earlier versions. */
   issuer?: string;
-}
-
-export const partitionOf = (deps: Deps, mount: string): Partition => deps.store.partition(`pki/${mount}`);
+};
 
 /** Index sort strings: zero-padded seconds, then the serial, so equal expiries stay distinct. */
 export const expiryIndexSort = (notAfterMs: number, serial: string) => `${String(Math.floor(notAfterMs / 1000)).padStart(12, '0')}#${serial}`;

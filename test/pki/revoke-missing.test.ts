@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../lib/pki/engine';
 import { certKey } from '../../lib/pki/certs';
 import { parseSerial } from '../../lib/pki/serial';
-import { partitionOf } from '../../lib/pki/storage';
+import { mountPartition } from '../../lib/mount-partition';
 import { call, createTestService, type TestService } from '../helpers/service';
 
 let svc: TestService;
@@ -34,7 +34,7 @@ describe('revoking a missing certificate', () => {
     const r = await post('pki/issue/leased', { common_name: 'gone.example.com' });
     expect(r.status, r.text).toBe(200);
     const serial = r.json!.data.serial_number as string;
-    await partitionOf(svc.deps, 'pki').delete(certKey(parseSerial(serial)));
+    await mountPartition(svc.deps, 'pki', 'pki').delete(certKey(parseSerial(serial)));
     expect((await call(svc.app, 'GET', `/v1/pki/cert/${serial}`)).status).toBe(404);
     const rev = await call(svc.app, 'PUT', '/v1/sys/leases/revoke', { token: svc.root, body: { lease_id: r.json!.lease_id } });
     expect(rev.status, rev.text).toBe(204);

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { autoTidy } from '../../lib/pki/auto-tidy';
 import { pkiEngine } from '../../lib/pki/engine';
 import { certificateCount, countCertificates } from '../../lib/pki/certs';
-import { CERT_INDEX, expiryIndexSort, partitionOf } from '../../lib/pki/storage';
+import { mountPartition } from '../../lib/mount-partition';
+import { CERT_INDEX, expiryIndexSort } from '../../lib/pki/storage';
 import { claimTidy, runTidy, tidyStatus } from '../../lib/pki/tidy';
 import { call, createTestService, type TestService } from '../helpers/service';
 import { text, verifyCrl } from './openssl';
@@ -66,7 +67,7 @@ describe('tidy', () => {
   });
 
   it('refuses a second tidy while one runs, with a warning', async () => {
-    const part = partitionOf(svc.deps, 'pki_int');
+    const part = mountPartition(svc.deps, 'pki', 'pki_int');
     expect(await claimTidy(svc.deps, part, { tidyCertStore: true, tidyRevokedCerts: false, safetyBuffer: 0 })).toBe(true);
     const r = await post('pki_int/tidy', { tidy_cert_store: true });
     expect(r.status).toBe(202);
@@ -91,7 +92,7 @@ describe('tidy', () => {
   });
 
   it('counts stored certificates across the count shards, and not no_store ones', async () => {
-    const part = partitionOf(svc.deps, 'pki');
+    const part = mountPartition(svc.deps, 'pki', 'pki');
     await post('pki/roles/unstored', { allow_any_name: true, key_type: 'ec', ttl: '1h', no_store: true });
     const before = await certificateCount(part);
     await Promise.all(Array.from({ length: 40 }, (_, i) => post('pki/issue/short', { common_name: `count${i}.example.com` })));
@@ -108,7 +109,7 @@ describe('tidy', () => {
 
   const BIG = Number(process.env.PKI_TIDY_COUNT ?? 100_000);
   it(`finishes for ${BIG} certificates, paged, continuing across invocations`, { timeout: 900_000 }, async () => {
-    const part = partitionOf(svc.deps, 'pki_int');
+    const part = mountPartition(svc.deps, 'pki', 'pki_int');
     const expired = clock - 10 * 86_400_000;
     const rows = Array.from({ length: BIG }, (_, i) => {
       const serial = (0x4000000000n + BigInt(i)).toString(16);

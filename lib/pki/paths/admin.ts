@@ -3,13 +3,11 @@ import { NotFoundError } from '../../domain-errors';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { DEFAULT_AUTO_TIDY, DEFAULT_CRL, DEFAULT_URLS, readConfig, writeConfig } from '../config';
-import { invalidate } from '../cache';
 import { rebuildCrl } from '../crl';
 import { logError } from '../../log';
+import { PkiStore } from '../pki-store';
 import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
-import { partitionOf } from '../storage';
 import { claimTidy, runTidy, tidyStatus } from '../tidy';
 import { revocationTime } from './wire';
 
@@ -27,7 +25,7 @@ export const adminPaths = [
     operations: {
       write: async (req) => {
         // The reference answers an unknown serial with 400, not 404.
-        const revokedAt = await revokeSerial(req.deps, partitionOf(req.deps, req.mount.path), parseSerial(req.data.serial_number)).catch((e: unknown) => {
+        const revokedAt = await revokeSerial(req.deps, req.part, parseSerial(req.data.serial_number)).catch((e: unknown) => {
           throw e instanceof NotFoundError ? new BadRequest(e.message) : e;
         });
         return { data: { ...revocationTime(revokedAt), state: 'revoked' } };
@@ -41,7 +39,7 @@ export const adminPaths = [
     help: 'Rebuild the CRL now.',
     operations: {
       read: async (req) => {
-        await rebuildCrl(req.deps, partitionOf(req.deps, req.mount.path));
+        await rebuildCrl(req.deps, req.part);
         return { data: { success: true } };
       },
     },
@@ -52,13 +50,12 @@ export const adminPaths = [
     help: 'CRL validity and whether revoked entries are listed.',
     operations: {
       read: async (req) => {
-        const c = await readConfig(partitionOf(req.deps, req.mount.path), 'crl', DEFAULT_CRL);
+        const c = await new PkiStore(req.deps, req.part).config('crl');
         return { data: { expiry: `${c.expiry / 3600 >= 1 && c.expiry % 3600 === 0 ? `${c.expiry / 3600}h` : `${c.expiry}s`}`, disable: c.disable } };
       },
       write: async (req) => {
-        const part = partitionOf(req.deps, req.mount.path);
-        await writeConfig(part, 'crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
-        await rebuildCrl(req.deps, part).catch(() => undefined);
+        await new PkiStore(req.deps, req.part).writeConfig('crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
+        await rebuildCrl(req.deps, req.part).catch(() => undefined);
       },
     },
   }),
@@ -68,18 +65,16 @@ export const adminPaths = [
     help: 'URLs put into issued certificates.',
     operations: {
       read: async (req) => {
-        const u = await readConfig(partitionOf(req.deps, req.mount.path), 'urls', DEFAULT_URLS);
+        const u = await new PkiStore(req.deps, req.part).config('urls');
         return { data: { issuing_certificates: u.issuingCertificates, crl_distribution_points: u.crlDistributionPoints, ocsp_servers: u.ocspServers } };
       },
       write: async (req) => {
         const all = [...req.data.issuing_certificates, ...req.data.crl_distribution_points, ...req.data.ocsp_servers];
         const bad = all.find((u) => !URL.canParse(u) || u.length > 2048);
         if (bad !== undefined) throw new BadRequest(`invalid URL "${bad.slice(0, 80)}"`);
-        const part = partitionOf(req.deps, req.mount.path);
-        await writeConfig(part, 'urls', {
+        await new PkiStore(req.deps, req.part).writeConfig('urls', {
           issuingCertificates: req.data.issuing_certificates, crlDistributionPoints: req.data.crl_distribution_points, ocspServers: req.data.ocsp_servers,
         });
-        invalidate(req.deps.store, `${part.name}|urls`);
       },
     },
   }),
@@ -89,10 +84,9 @@ export const adminPaths = [
     help: 'Start removing expired certificates and revocations (asynchronous).',
     operations: {
       write: async (req) => {
-        const part = partitionOf(req.deps, req.mount.path);
         const options = { tidyCertStore: req.data.tidy_cert_store, tidyRevokedCerts: req.data.tidy_revoked_certs, safetyBuffer: req.data.safety_buffer };
-        if (!(await claimTidy(req.deps, part, options))) return { status: 202, warnings: ['Tidy operation already in progress.'] };
-        runTidy(req.deps, part).catch((e: unknown) => logError('pki-tidy-fault', { mount: req.mount.path }, e));
+        if (!(await claimTidy(req.deps, req.part, options))) return { status: 202, warnings: ['Tidy operation already in progress.'] };
+        runTidy(req.deps, req.part).catch((e: unknown) => logError('pki-tidy-fault', { mount: req.mount.path }, e));
         return { status: 202, warnings: ['Tidy operation successfully started. Any information from the operation will be printed to the server log.'] };
       },
     },
@@ -103,7 +97,7 @@ export const adminPaths = [
     help: 'The state of the current or last tidy.',
     operations: {
       read: async (req) => {
-        const s = await tidyStatus(partitionOf(req.deps, req.mount.path));
+        const s = await tidyStatus(req.part);
         return {
           data: {
             safety_buffer: s.safetyBuffer, tidy_cert_store: s.tidyCertStore, tidy_revoked_certs: s.tidyRevokedCerts, state: s.state, error: s.error,
@@ -120,11 +114,11 @@ export const adminPaths = [
     help: 'Scheduled tidy settings.',
     operations: {
       read: async (req) => {
-        const c = await readConfig(partitionOf(req.deps, req.mount.path), 'auto-tidy', DEFAULT_AUTO_TIDY);
+        const c = await new PkiStore(req.deps, req.part).config('auto-tidy');
         return { data: { enabled: c.enabled, interval_duration: c.intervalDuration, tidy_cert_store: c.tidyCertStore, tidy_revoked_certs: c.tidyRevokedCerts, safety_buffer: c.safetyBuffer } };
       },
       write: async (req) => {
-        await writeConfig(partitionOf(req.deps, req.mount.path), 'auto-tidy', {
+        await new PkiStore(req.deps, req.part).writeConfig('auto-tidy', {
           enabled: req.data.enabled, intervalDuration: Math.max(60, req.data.interval_duration), tidyCertStore: req.data.tidy_cert_store,
           tidyRevokedCerts: req.data.tidy_revoked_certs, safetyBuffer: req.data.safety_buffer,
         });

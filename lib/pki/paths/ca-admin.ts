@@ -10,7 +10,6 @@ import { toPem } from '../pem';
 import { privateKeyText } from '../private-key';
 import { certificateData } from '../response';
 import { signSelfIssued } from '../self-issued';
-import { partitionOf } from '../storage';
 import { caFields, formatFields } from './fields';
 import { caRequest, keyChoice } from './wire';
 
@@ -28,8 +27,7 @@ export const caAdminPaths = [
     operations: {
       write: async (req) => {
         const type = checkType(req.data.exported);
-        const part = partitionOf(req.deps, req.mount.path);
-        const out = await generateRoot(req.deps, part, caRequest(req.data), keyChoice(type, req.data), req.mount.maxLeaseTtl);
+        const out = await generateRoot(req.deps, req.part, caRequest(req.data), keyChoice(type, req.data), req.mount.maxLeaseTtl);
         return { data: certificateData({ ...out, privateKeyFormat: req.data.private_key_format || 'der' }, req.data.format), ...(out.warnings.length ? { warnings: out.warnings } : {}) };
       },
     },
@@ -41,7 +39,7 @@ export const caAdminPaths = [
     operations: {
       write: async (req) => {
         const type = checkType(req.data.exported);
-        const out = await generateIntermediate(req.deps, partitionOf(req.deps, req.mount.path), caRequest(req.data), keyChoice(type, req.data));
+        const out = await generateIntermediate(req.deps, req.part, caRequest(req.data), keyChoice(type, req.data));
         const der = req.data.format === 'der';
         return {
           data: {
@@ -59,7 +57,7 @@ export const caAdminPaths = [
     operations: {
       write: async (req) => {
         const csr = parseCsr(csrFromPem(req.data.csr));
-        const out = await signIntermediate(req.deps, partitionOf(req.deps, req.mount.path), csr, caRequest(req.data), req.data.use_csr_values, req.mount.maxLeaseTtl);
+        const out = await signIntermediate(req.deps, req.part, csr, caRequest(req.data), req.data.use_csr_values, req.mount.maxLeaseTtl);
         return { data: certificateData(out, req.data.format), ...(out.warnings.length ? { warnings: out.warnings } : {}) };
       },
     },
@@ -71,7 +69,7 @@ export const caAdminPaths = [
     sudo: ['write'],
     operations: {
       write: async (req) => {
-        const out = await signSelfIssued(req.deps, partitionOf(req.deps, req.mount.path), req.data.certificate, req.data.require_matching_certificate_algorithms);
+        const out = await signSelfIssued(req.deps, req.part, req.data.certificate, req.data.require_matching_certificate_algorithms);
         return { data: { certificate: toPem('CERTIFICATE', out.certificate), issuing_ca: out.issuingCa } };
       },
     },
@@ -82,7 +80,7 @@ export const caAdminPaths = [
     help: 'Accept the signed certificate of the key made by intermediate/generate.',
     operations: {
       write: async (req) => {
-        await setSigned(req.deps, partitionOf(req.deps, req.mount.path), req.data.certificate);
+        await setSigned(req.deps, req.part, req.data.certificate);
       },
     },
   }),
@@ -92,7 +90,7 @@ export const caAdminPaths = [
     help: 'Import a CA certificate and its private key (replaces the current CA).',
     operations: {
       write: async (req) => {
-        await importCaBundle(req.deps, partitionOf(req.deps, req.mount.path), req.data.pem_bundle);
+        await importCaBundle(req.deps, req.part, req.data.pem_bundle);
       },
     },
   }),
@@ -103,7 +101,7 @@ export const caAdminPaths = [
     sudo: ['delete'],
     operations: {
       delete: async (req) => {
-        await deleteCaKey(req.deps, partitionOf(req.deps, req.mount.path));
+        await deleteCaKey(req.deps, req.part);
       },
     },
   }),

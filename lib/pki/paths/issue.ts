@@ -1,27 +1,26 @@
 /** issue, sign, sign-verbatim: leaf certificates under a role. */
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath, type Req, type Result } from '../../http/path';
-import { cached } from '../cache';
+import { definePath, type Req, type ReqContext, type Result } from '../../http/path';
+import { requireRole, type RoleRule } from '../../http/role-required';
 import { csrFromPem, issueLeaf, signLeaf, signVerbatim, type LeafResult } from '../leaf';
 import { parseCsr } from '../parse';
+import { PkiStore } from '../pki-store';
 import { certificateData } from '../response';
-import type { Role } from '../role';
+import { checkRoleName, type Role } from '../role';
 import { colonSerial } from '../serial';
-import { partitionOf } from '../storage';
 import { formatFields, nameFields } from './fields';
-import { checkRoleName, readRole } from './roles';
 import { leafRequest as leafRequestOf } from './wire';
 
-async function roleOf(req: Req, name: string): Promise<Role> {
-  const part = partitionOf(req.deps, req.mount.path);
-  const role = await cached(req.deps.store, `${part.name}|role/${checkRoleName(name)}`, () => readRole(part, name));
-  if (!role) throw new BadRequest(`unknown role: ${name}`);
-  return role;
-}
+/** Issuing reads the role through the per-process cache (pki-store.ts). */
+const pkiRole: RoleRule<Role> = {
+  check: checkRoleName,
+  load: (req, name) => new PkiStore(req.deps, req.part).cachedRole(name),
+  unknown: (name) => new BadRequest(`unknown role: ${name}`),
+};
 
 /** The response, with a lease when the role asks for one (revoking it revokes the certificate). */
-async function respond(req: Req, role: Role | undefined, out: LeafResult, format: string): Promise<Result> {
+async function respond(req: ReqContext, role: Role | undefined, out: LeafResult, format: string): Promise<Result> {
   const data = certificateData(out, format);
   const result: Result = { data, ...(out.warnings.length ? { warnings: out.warnings } : {}) };
   if (role?.generateLease && out.stored) {
@@ -35,7 +34,7 @@ async function respond(req: Req, role: Role | undefined, out: LeafResult, format
   return result;
 }
 
-const mountLimits = (req: Req) => ({ defaultLeaseTtl: req.mount.defaultLeaseTtl, maxLeaseTtl: req.mount.maxLeaseTtl });
+const mountLimits = (req: ReqContext) => ({ defaultLeaseTtl: req.mount.defaultLeaseTtl, maxLeaseTtl: req.mount.maxLeaseTtl });
 
 const verbatimFields = {
   csr: f.string({ required: true }),
@@ -48,13 +47,13 @@ const verbatimFields = {
 };
 
 const verbatim = async (req: Req<typeof verbatimFields>, roleName: string | undefined) => {
-  const role = roleName ? await roleOf(req as Req, roleName) : undefined;
+  const role = roleName ? (await requireRole(pkiRole, req, roleName)).role : undefined;
   const csr = parseCsr(csrFromPem(req.data.csr));
-  const out = await signVerbatim(req.deps, partitionOf(req.deps, req.mount.path), role, csr, {
+  const out = await signVerbatim(req.deps, req.part, role, csr, {
     ttl: req.data.ttl, notAfter: req.data.not_after || undefined,
     keyUsage: req.data.key_usage, extKeyUsage: req.data.ext_key_usage, extKeyUsageOids: req.data.ext_key_usage_oids,
-  }, mountLimits(req as Req));
-  return respond(req as Req, role, out, req.data.format);
+  }, mountLimits(req));
+  return respond(req, role, out, req.data.format);
 };
 
 export const issuePaths = [
@@ -64,9 +63,9 @@ export const issuePaths = [
     help: 'Issue a certificate and private key under a role.',
     operations: {
       write: async (req) => {
-        const role = await roleOf(req as Req, req.data.name);
-        const out = await issueLeaf(req.deps, partitionOf(req.deps, req.mount.path), role, leafRequestOf(req.data), mountLimits(req as Req), req.data.private_key_format || 'der');
-        return respond(req as Req, role, out, req.data.format);
+        const { role } = await requireRole(pkiRole, req, req.data.name);
+        const out = await issueLeaf(req.deps, req.part, role, leafRequestOf(req.data), mountLimits(req), req.data.private_key_format || 'der');
+        return respond(req, role, out, req.data.format);
       },
     },
   }),
@@ -76,10 +75,10 @@ export const issuePaths = [
     help: 'Sign a CSR under a role.',
     operations: {
       write: async (req) => {
-        const role = await roleOf(req as Req, req.data.name);
+        const { role } = await requireRole(pkiRole, req, req.data.name);
         const csr = parseCsr(csrFromPem(req.data.csr));
-        const out = await signLeaf(req.deps, partitionOf(req.deps, req.mount.path), role, csr, leafRequestOf(req.data), mountLimits(req as Req));
-        return respond(req as Req, role, out, req.data.format);
+        const out = await signLeaf(req.deps, req.part, role, csr, leafRequestOf(req.data), mountLimits(req));
+        return respond(req, role, out, req.data.format);
       },
     },
   }),
@@ -93,6 +92,6 @@ export const issuePaths = [
     pattern: 'sign-verbatim/:name',
     fields: { name: f.pathParam(), ...verbatimFields },
     help: 'Sign a CSR verbatim, with the ttl and storage rules of a role.',
-    operations: { write: (req) => verbatim(req as unknown as Req<typeof verbatimFields>, req.data.name) },
+    operations: { write: (req) => verbatim(req, req.data.name) },
   }),
 ];

@@ -2,25 +2,25 @@
 import { NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { answersRaw } from '../../http/openapi-marks';
-import { definePath, type Req } from '../../http/path';
+import { definePath, type ReqContext } from '../../http/path';
 import { readCertificate } from '../certs';
 import { currentCrl } from '../crl';
 import { cachedCa } from '../issuer';
 import { parseCertificate } from '../parse';
 import { onePem, pemBlocks, toPem } from '../pem';
 import { parseSerial } from '../serial';
-import { partitionOf, REVOKED_INDEX, type RevokedRecord } from '../storage';
+import { REVOKED_INDEX, type RevokedRecord } from '../storage';
 import { revocationTime } from './wire';
 
-async function caPem(req: Req): Promise<string> {
-  const ca = await cachedCa(req.deps, partitionOf(req.deps, req.mount.path));
+async function caPem(req: ReqContext): Promise<string> {
+  const ca = await cachedCa(req.deps, req.part);
   if (!ca?.certificate) throw new NotFound();
   return ca.certificate;
 }
 
 /** The issuer and the chain above it; `withRoot` false drops self-signed certificates. */
-async function chain(req: Req, withRoot: boolean): Promise<string[]> {
-  const ca = await cachedCa(req.deps, partitionOf(req.deps, req.mount.path));
+async function chain(req: ReqContext, withRoot: boolean): Promise<string[]> {
+  const ca = await cachedCa(req.deps, req.part);
   if (!ca?.certificate) return [];
   const all = [ca.certificate, ...ca.chain];
   if (withRoot) return all;
@@ -35,20 +35,20 @@ const PEM = 'application/pem-certificate-chain';
 const chainText = (pems: string[]) => pems.map((p) => p.trim()).join('\n');
 const pemDer = (pem: string) => pemBlocks(pem)[0]!.der;
 
-async function certPem(req: Req, serial: string): Promise<{ pem: string; revokedAt?: number }> {
+async function certPem(req: ReqContext, serial: string): Promise<{ pem: string; revokedAt?: number }> {
   if (serial === 'ca') return { pem: await caPem(req) };
   if (serial === 'ca_chain') return { pem: chainText(await chain(req, true)) };
-  if (serial === 'crl') return { pem: toPem('X509 CRL', await currentCrl(req.deps, partitionOf(req.deps, req.mount.path))) };
-  const rec = await readCertificate(partitionOf(req.deps, req.mount.path), parseSerial(serial));
+  if (serial === 'crl') return { pem: toPem('X509 CRL', await currentCrl(req.deps, req.part)) };
+  const rec = await readCertificate(req.part, parseSerial(serial));
   if (!rec) throw new NotFound();
   return { pem: toPem('CERTIFICATE', Buffer.from(rec.der, 'base64')), ...(rec.revokedAt ? { revokedAt: rec.revokedAt } : {}) };
 }
 
-async function listKeys(req: Req, prefix: string) {
+async function listKeys(req: ReqContext, prefix: string) {
   const keys: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await partitionOf(req.deps, req.mount.path).listKeys(prefix, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await req.part.listKeys(prefix, { limit: 1000, ...(cursor ? { cursor } : {}) });
     keys.push(...page.items.map((k) => (k.slice(prefix.length).match(/../g) ?? []).join(':')));
     cursor = page.cursor;
   } while (cursor && keys.length < 100_000);
@@ -60,15 +60,15 @@ export const readPaths = [
   answersRaw(definePath({ pattern: 'ca', fields: {}, help: 'The CA certificate, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: pemDer(await caPem(req)), contentType: 'application/pkix-cert' } }) } }), 'application/pkix-cert'),
   answersRaw(definePath({ pattern: 'ca/pem', fields: {}, help: 'The CA certificate, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await caPem(req), contentType: PEM } }) } }), PEM),
   answersRaw(definePath({ pattern: 'ca_chain', fields: {}, help: 'The CA chain without the root, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: (await chain(req, false)).join('\n'), contentType: PEM } }) } }), PEM),
-  answersRaw(definePath({ pattern: 'crl', fields: {}, help: 'The CRL, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, partitionOf(req.deps, req.mount.path)), contentType: 'application/pkix-crl' } }) } }), 'application/pkix-crl'),
-  answersRaw(definePath({ pattern: 'crl/pem', fields: {}, help: 'The CRL, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: toPem('X509 CRL', await currentCrl(req.deps, partitionOf(req.deps, req.mount.path))), contentType: 'application/x-pem-file' } }) } }), 'application/x-pem-file'),
+  answersRaw(definePath({ pattern: 'crl', fields: {}, help: 'The CRL, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, req.part), contentType: 'application/pkix-crl' } }) } }), 'application/pkix-crl'),
+  answersRaw(definePath({ pattern: 'crl/pem', fields: {}, help: 'The CRL, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: toPem('X509 CRL', await currentCrl(req.deps, req.part)), contentType: 'application/x-pem-file' } }) } }), 'application/x-pem-file'),
   answersRaw(
     definePath({
       pattern: 'cert/:serial/raw/pem',
       fields: { serial: f.pathParam() },
       help: 'A certificate, PEM.',
       unauthenticated: ['read'],
-      operations: { read: async (req) => ({ raw: { body: (await certPem(req as Req, req.data.serial)).pem, contentType: PEM } }) },
+      operations: { read: async (req) => ({ raw: { body: (await certPem(req, req.data.serial)).pem, contentType: PEM } }) },
     }),
     PEM,
   ),
@@ -80,7 +80,7 @@ export const readPaths = [
       unauthenticated: ['read'],
       operations: {
         read: async (req) => {
-          const { pem } = await certPem(req as Req, req.data.serial);
+          const { pem } = await certPem(req, req.data.serial);
           return { raw: { body: pemDer(pem), contentType: req.data.serial === 'crl' ? 'application/pkix-crl' : 'application/pkix-cert' } };
         },
       },
@@ -94,7 +94,7 @@ export const readPaths = [
     unauthenticated: ['read'],
     operations: {
       read: async (req) => {
-        const c = await certPem(req as Req, req.data.serial);
+        const c = await certPem(req, req.data.serial);
         const data: Record<string, unknown> = { certificate: c.pem, ...revocationTime(c.revokedAt) };
         if (req.data.serial === 'ca_chain') data.ca_chain = c.pem;
         return { data };
@@ -108,7 +108,7 @@ export const readPaths = [
     help: 'List revoked serials.',
     operations: {
       list: async (req) => {
-        const page = await partitionOf(req.deps, req.mount.path).queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000 });
+        const page = await req.part.queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000 });
         const keys = page.items.map((i) => (i.value.serial.match(/../g) ?? []).join(':'));
         if (!keys.length) throw new NotFound();
         return { data: { keys } };

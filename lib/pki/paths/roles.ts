@@ -1,18 +1,10 @@
 /** roles/<name>: the issuing policy, CRUD and LIST. */
-import { BadRequest, NotFound } from '../../errors';
+import { NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import type { Json } from '../../store/store';
-import { invalidate } from '../cache';
-import { normalizeRole, roleToWire, type Role } from '../role';
-import { partitionOf } from '../storage';
+import { PkiStore } from '../pki-store';
+import { checkRoleName, normalizeRole, roleToWire, type Role } from '../role';
 import { subjectFields } from './fields';
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-export const checkRoleName = (name: string) => {
-  if (!NAME.test(name)) throw new BadRequest(`invalid role name "${name.slice(0, 60)}"`);
-  return name;
-};
 
 const roleFields = {
   name: f.pathParam(),
@@ -54,10 +46,6 @@ const roleFields = {
   not_after: f.string({ default: '' }),
 };
 
-export async function readRole(part: ReturnType<typeof partitionOf>, name: string): Promise<Role | undefined> {
-  return (await part.get<Role>(`role/${name}`))?.value;
-}
-
 export const rolePaths = [
   definePath({
     pattern: 'roles',
@@ -65,7 +53,7 @@ export const rolePaths = [
     help: 'List roles.',
     operations: {
       list: async (req) => {
-        const keys = (await partitionOf(req.deps, req.mount.path).listKeys('role/', { limit: 1000 })).items.map((k) => k.slice(5));
+        const keys = await new PkiStore(req.deps, req.part).roleNames();
         if (!keys.length) throw new NotFound();
         return { data: { keys } };
       },
@@ -75,10 +63,10 @@ export const rolePaths = [
     pattern: 'roles/:name',
     fields: roleFields,
     help: 'Create, read, update or delete a role.',
-    exists: async ({ params, mount, deps }) => (await partitionOf(deps, mount.path).get(`role/${params.name}`)) !== undefined,
+    exists: ({ params, part, deps }) => new PkiStore(deps, part).hasRole(params.name ?? ''),
     operations: {
       read: async (req) => {
-        const role = await readRole(partitionOf(req.deps, req.mount.path), checkRoleName(req.data.name));
+        const role = await new PkiStore(req.deps, req.part).role(checkRoleName(req.data.name));
         if (!role) throw new NotFound();
         return { data: roleToWire(role) };
       },
@@ -101,15 +89,11 @@ export const rolePaths = [
           },
           req.mount.maxLeaseTtl,
         );
-        const part = partitionOf(req.deps, req.mount.path);
-        await part.put(`role/${checkRoleName(d.name)}`, role as unknown as Json);
-        invalidate(req.deps.store, `${part.name}|role/${d.name}`);
+        await new PkiStore(req.deps, req.part).putRole(checkRoleName(d.name), role);
         return { data: roleToWire(role) };
       },
       delete: async (req) => {
-        const part = partitionOf(req.deps, req.mount.path);
-        await part.delete(`role/${checkRoleName(req.data.name)}`);
-        invalidate(req.deps.store, `${part.name}|role/${req.data.name}`);
+        await new PkiStore(req.deps, req.part).deleteRole(checkRoleName(req.data.name));
       },
     },
   }),
