@@ -1,0 +1,50 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { setLogLevel } from '../../../lib/log';
+import { call, createTestService, type TestService } from '../../helpers/service';
+import { captureLogs } from '../../helpers/capture-logs';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await createTestService();
+});
+afterEach(() => {
+  setLogLevel('silent');
+  vi.restoreAllMocks();
+});
+
+
+describe('request logs', () => {
+  it('write one JSON line per request with the safe fields only', async () => {
+    const lines = captureLogs();
+    const secretPolicy = 'policy-body-that-must-not-be-logged';
+    const created = await call(svc.app, 'POST', '/v1/auth/token/create?token=query-secret', {
+      token: svc.root,
+      body: { policies: ['x'], meta: { note: secretPolicy } },
+    });
+    await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: created.json!.auth.client_token });
+    await call(svc.app, 'GET', '/v1/sys/mounts', { token: 'lk.wrong-token-value' });
+    setLogLevel('silent');
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries).toHaveLength(3);
+    expect(entries[0]).toMatchObject({ event: 'request', function: 'sys', mount: 'auth/token', path: 'auth/token/create', method: 'POST', status: 200 });
+    expect(entries[0]).toHaveProperty('request_id');
+    expect(entries[0]).toHaveProperty('duration_ms');
+    expect(entries[2]).toMatchObject({ path: 'sys/mounts', status: 403 });
+    const all = lines.join('\n');
+    for (const secret of [svc.root, created.json!.auth.client_token, secretPolicy, 'query-secret', 'lk.wrong-token-value']) {
+      expect(all).not.toContain(secret);
+    }
+  });
+
+  it('log a fault with its cause, and answer the client with a generic message', async () => {
+    const lines = captureLogs();
+    const policies: typeof svc.deps.policies = Object.create(svc.deps.policies);
+    policies.list = () => Promise.reject(new Error('disk on fire'));
+    const { createSysApp } = await import('../../../lib/sys/app');
+    const r = await call(createSysApp({ ...svc.deps, policies }), 'LIST', '/v1/sys/policy', { token: svc.root });
+    setLogLevel('silent');
+    expect(r.status).toBe(500);
+    expect(r.json).toEqual({ errors: ['internal error'] });
+    expect(lines.join('\n')).toContain('disk on fire');
+  });
+});
