@@ -1,16 +1,14 @@
 /**
- * The catalog function: its own Hono app, because the catalog keeps the reference catalog's
- * conventions (raw bodies, `true`/`false` answers, plain-text errors, index headers, blocking
- * reads) rather than the envelope. It shares the foundation where the rule is the same: the
- * path check, ?pretty, bounded body reading, the token and policy store, the request log line.
+ * The catalog function on the front door (lib/http/front-door.ts): request scope, routing,
+ * the log line and error mapping are the front door's; the catalog plugs in its routes, its
+ * token and ACL rules, and its renderer, because it keeps the reference catalog's conventions
+ * (raw bodies, `true`/`false` answers, plain-text errors, index headers, blocking reads).
  */
-import { Hono } from 'hono';
-import { randomUUID } from 'node:crypto';
+import type { Context, Hono } from 'hono';
 import type { Deps } from '../deps';
-import { HttpError, httpErrorOf, NotFound } from '../errors';
+import { HttpError, NotFound } from '../errors';
+import { frontDoor, paramsOf, route, type RequestScope } from '../http/front-door';
 import { readRawBody } from '../http/input';
-import { decodedPath, hasPretty } from '../http/request-path';
-import { logError, logInfo } from '../log';
 import { resolveAccess, type CatalogAccess } from './acl';
 import { Catalog } from './catalog';
 import { compileFilter } from './filter/evaluate';
@@ -35,32 +33,38 @@ interface Parts {
   catalog: Catalog;
 }
 
+/** What a catalog request learns on its way, for the headers of its answer (error or not). */
+interface CatalogState {
+  index?: number;
+  filtered: boolean;
+}
+
 export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSettings()): Hono {
   const part = deps.store.partition(CATALOG_PARTITION);
   const index = new ModifyIndex(part);
   const parts: Parts = { deps, settings, index, kv: new KvStore(part, deps.sealer, index), catalog: new Catalog(part, index) };
-  const app = new Hono();
-  app.all('*', async (c) => {
-    const started = performance.now();
-    const requestId = randomUUID();
-    const log: Record<string, unknown> = { request_id: requestId, function: 'catalog', method: c.req.method };
-    const state: { index?: number; filtered: boolean } = { filtered: false };
-    let res = await serve(c.req.raw, parts, log, state).catch(async (e: unknown) => {
-      const err = httpErrorOf(e);
-      if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
+  const states = new WeakMap<RequestScope, CatalogState>();
+  const stateOf = (scope: RequestScope): CatalogState => {
+    let state = states.get(scope);
+    if (!state) states.set(scope, (state = { filtered: false }));
+    return state;
+  };
+  const app = frontDoor('catalog', {
+    // The reference catalog's errors: plain text, with the index headers (read now if not known).
+    error: async (err, scope) => {
+      const state = stateOf(scope);
       state.index ??= await index.current().catch(() => undefined);
-      return errorText(err.status, err.messages.join('; '), headersOf(parts, state, requestId));
-    });
-    // Responses built by serve() carry their headers already; errors got them above.
-    // A HEAD is answered as its GET, without the body.
-    if (c.req.method === 'HEAD') res = new Response(null, res);
-    logInfo('request', { ...log, status: res.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
-    return res;
+      return errorText(err.status, err.messages.join('; '), headersOf(parts, state, scope.id));
+    },
+    notFound: (path) => new NotFound(`no handler for route "/v1/${path.slice(0, 256)}"`),
   });
+  for (const r of catalogRouter.routes) {
+    route(app, r.prefix, r.pattern, (c) => serve(c, r, parts, stateOf(c.get('scope'))));
+  }
   return app;
 }
 
-function headersOf(parts: Parts, state: { index?: number; filtered: boolean }, requestId: string) {
+function headersOf(parts: Parts, state: CatalogState, requestId: string) {
   return catalogHeaders({
     requestId,
     defaultPolicy: parts.settings.defaultPolicy,
@@ -72,22 +76,20 @@ function headersOf(parts: Parts, state: { index?: number; filtered: boolean }, r
 
 const METHODS: Record<string, Method> = { GET: 'GET', HEAD: 'GET', PUT: 'PUT', POST: 'PUT', DELETE: 'DELETE' };
 
-async function serve(req: Request, parts: Parts, log: Record<string, unknown>, state: { index?: number; filtered: boolean }): Promise<Response> {
-  const path = decodedPath(req.url);
-  const url = new URL(req.url);
-  const hit = path.startsWith('/v1/') ? catalogRouter.find(path.slice(4)) : undefined;
-  if (!hit) throw new NotFound(`no handler for route "${path.slice(0, 256)}"`);
-  log.path = hit.name;
-  const method = req.method === 'POST' && hit.route.putOnly ? undefined : METHODS[req.method];
-  const handler = method && hit.route.methods[method];
+async function serve(c: Context, route: CatalogRoute, parts: Parts, state: CatalogState): Promise<Response> {
+  const scope = c.get('scope');
+  const req = c.req.raw;
+  scope.log.path = `${route.prefix}/${route.pattern}`;
+  const method = req.method === 'POST' && route.putOnly ? undefined : METHODS[req.method];
+  const handler = method && route.methods[method];
   if (!method || !handler) throw new HttpError(405, [`method ${req.method} not allowed`]);
-  checkQuery(url.searchParams, parts.settings);
-  const access = await resolveAccess(parts.deps, parts.settings, catalogToken(req.headers, url.searchParams));
-  const reply = await run(req, url, hit, method, handler, parts, access, state);
+  checkQuery(scope.url.searchParams, parts.settings);
+  const access = await resolveAccess(parts.deps, parts.settings, catalogToken(req.headers, scope.url.searchParams));
+  const reply = await run(req, scope.url, { route, params: paramsOf(c), name: scope.log.path as string }, method, handler, parts, access, state);
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();
-  return replyResponse(reply, hasPretty(req.url), headersOf(parts, state, log.request_id as string));
+  return replyResponse(reply, scope.pretty, headersOf(parts, state, scope.id));
 }
 
 async function run(

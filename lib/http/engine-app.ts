@@ -1,18 +1,17 @@
 /**
- * The one Hono app shape every function uses: routes are the declared paths under their
- * mounts; auth, input, envelope, errors and the request log line are done here, once.
+ * The surface of sys and the engines on the front door (front-door.ts): the declared paths
+ * under their mounts, each request authorised, its input decoded and checked, its result
+ * rendered in the reference server's envelope (or raw), wrapped on request.
  */
-import { Hono } from 'hono';
-import { randomUUID } from 'node:crypto';
+import type { Context, Hono } from 'hono';
 import { BODY_LIMIT } from '../config';
 import type { Deps } from '../deps';
-import { httpErrorOf, MethodNotAllowed, NotFound } from '../errors';
-import { logError, logInfo } from '../log';
+import { MethodNotAllowed, NotFound } from '../errors';
 import { engineToken, type AccessOp } from './auth';
 import { envelope, errorResponse, jsonResponse } from './envelope';
 import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
-import { compile, match, partitionName, type CompiledPath, type ExistsReq, type MountRef, type OpName, type PathSpec, type Result } from './path';
-import { decodedPath, hasPretty } from './request-path';
+import { frontDoor, fullPath, paramsOf, route, type Renderer } from './front-door';
+import { partitionName, type ExistsReq, type MountRef, type OpName, type PathSpec, type Result } from './path';
 import { withWrapping, type WrapContext } from './wrap-response';
 
 export interface RouteSet {
@@ -22,19 +21,10 @@ export interface RouteSet {
   paths: PathSpec[];
 }
 
-interface CompiledSet extends RouteSet {
-  compiled: CompiledPath[];
-}
-
 export interface AppOptions {
   name: string;
   deps: Deps;
   routes: RouteSet[];
-}
-
-export function compileRoutes(routes: RouteSet[]): CompiledSet[] {
-  // Longest prefix first, so "auth/token" wins over a hypothetical "auth".
-  return routes.map((r) => ({ ...r, compiled: r.paths.map(compile) })).sort((a, b) => b.prefix.length - a.prefix.length);
 }
 
 export function operationOf(method: string, url: URL): OpName | undefined {
@@ -56,74 +46,55 @@ export function operationOf(method: string, url: URL): OpName | undefined {
   }
 }
 
+const envelopeRenderer: Renderer = {
+  error: (err, scope) => errorResponse(err.status, err.messages, scope.pretty, scope.id),
+  notFound: (path) => new NotFound(`no handler for route "${path.slice(0, 256)}"`),
+};
+
 export function createApp(options: AppOptions): Hono {
-  const sets = compileRoutes(options.routes);
-  const app = new Hono();
-  app.all('*', async (c) => {
-    const started = performance.now();
-    const requestId = randomUUID();
-    const req = c.req.raw;
-    const url = new URL(req.url);
-    const pretty = hasPretty(url);
-    const log: Record<string, unknown> = { request_id: requestId, function: options.name, method: req.method };
-    let res: Response;
-    try {
-      res = await serve(req, url, requestId, pretty, sets, options.deps, log);
-    } catch (e) {
-      const err = httpErrorOf(e);
-      if (err.status >= 500) logError('request-fault', log, err.cause ?? err);
-      res = errorResponse(err.status, err.messages, pretty, requestId);
-    }
-    if (req.method === 'HEAD') res = new Response(null, res);
-    log.status = res.status;
-    log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
-    logInfo('request', log);
-    return res;
-  });
+  const app = frontDoor(options.name, envelopeRenderer);
+  // Longest prefix first, so "auth/token" wins over a hypothetical "auth"; paths as declared.
+  for (const set of [...options.routes].sort((a, b) => b.prefix.length - a.prefix.length)) {
+    for (const spec of set.paths) route(app, set.prefix, spec.pattern, (c) => serve(c, set, spec, options.deps));
+  }
+  // A path under a known prefix that no declaration takes.
+  const prefixes = options.routes.map((r) => r.prefix);
+  const notFound = envelopeRenderer.notFound;
+  envelopeRenderer.notFound = (path) =>
+    prefixes.some((p) => path === p || path.startsWith(p + '/')) ? new NotFound(`unsupported path "${path}"`) : notFound(path);
   return app;
 }
 
-async function serve(
-  req: Request,
-  url: URL,
-  requestId: string,
-  pretty: boolean,
-  sets: CompiledSet[],
-  deps: Deps,
-  log: Record<string, unknown>,
-): Promise<Response> {
-  const path = decodedPath(url);
-  if (!path.startsWith('/v1/')) throw new NotFound(`no handler for route "${path}"`);
-  const full = path.slice(4);
-  const set = sets.find((s) => full === s.prefix || full.startsWith(s.prefix + '/'));
-  if (!set) throw new NotFound(`no handler for route "${full}"`);
-  log.mount = set.mount.path;
+async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Promise<Response> {
+  const scope = c.get('scope');
+  const req = c.req.raw;
+  const full = fullPath(scope);
   const rel = full.slice(set.prefix.length + 1);
-  const hit = match(set.compiled, rel);
-  if (!hit) throw new NotFound(`unsupported path "${full}"`);
-  log.path = `${set.prefix}/${hit.spec.pattern}`;
-  const op = operationOf(req.method, url);
-  const handler = op && hit.spec.operations[op];
-  if (!op || !handler || (req.method === 'HEAD' && hit.spec.readActs)) throw new MethodNotAllowed(req.method);
+  scope.log.mount = set.mount.path;
+  scope.log.path = `${set.prefix}/${spec.pattern}`;
+  const op = operationOf(req.method, scope.url);
+  const handler = op && spec.operations[op];
+  if (!op || !handler || (req.method === 'HEAD' && spec.readActs)) throw new MethodNotAllowed(req.method);
+  const params = paramsOf(c);
 
-  const { input, badInput, body } = await decodeInput(req, url, op, hit.spec);
+  const { input, badInput, body } = await decodeInput(req, scope.url, op, spec);
   const part = deps.store.partition(partitionName(set.mount));
   const token = engineToken(req.headers);
-  const principal = hit.spec.unauthenticated?.includes(op)
+  const principal = spec.unauthenticated?.includes(op)
     ? undefined
     : await deps.authorizer.authorize({
         token,
         path: accessPath(full, op),
-        op: await accessOp(op, hit.spec, { params: hit.params, mount: set.mount, part, deps }),
-        sudo: hit.spec.sudo?.includes(op) ?? false,
+        op: await accessOp(op, spec, { params, mount: set.mount, part, deps }),
+        sudo: spec.sudo?.includes(op) ?? false,
         data: input,
       });
   if (badInput) throw badInput;
   // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
-  const { data, ignored } = validateFields(hit.spec.fields, input, hit.params, op === 'write' && !body);
+  const { data, ignored } = validateFields(spec.fields, input, params, op === 'write' && !body);
   const warning = ignoredWarning(ignored);
   // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
-  const wrap: WrapContext = { headers: req.headers, deps, path: full, requestId, pretty, input, warning, noWrap: req.method === 'HEAD' };
+  const wrap: WrapContext = { headers: req.headers, deps, path: full, requestId: scope.id, pretty: scope.pretty, input, warning, noWrap: req.method === 'HEAD' };
   if (principal) wrap.principal = principal;
   const result: Result = await withWrapping(wrap, async () =>
     (await handler({
@@ -132,7 +103,7 @@ async function serve(
       mount: set.mount,
       part,
       path: rel,
-      requestId,
+      requestId: scope.id,
       ...(principal ? { principal } : {}),
       ...(token ? { token } : {}),
       headers: req.headers,
@@ -140,7 +111,7 @@ async function serve(
       ...body,
     })) ?? {},
   );
-  return respond(result, requestId, pretty, warning);
+  return respond(result, scope.id, scope.pretty, warning);
 }
 
 interface Decoded {

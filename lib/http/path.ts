@@ -93,47 +93,8 @@ export interface PathSpec<F extends Fields = Fields> {
 }
 
 /** The partition a mount's records live in: `sys` for the system backend, else `<type>/<mount>`. */
-export function partitionName(mount: MountRef): string {
-  return mount.type === 'system' ? 'sys' : `${mount.type}/${mount.path}`;
-}
+export { partitionName } from '../mount-partition';
 
 export function definePath<F extends Fields>(spec: PathSpec<F>): PathSpec {
   return spec as unknown as PathSpec;
-}
-
-export interface CompiledPath {
-  spec: PathSpec;
-  regex: RegExp;
-  params: string[];
-}
-
-/** `roles/:name` matches one segment; `kv/*key` matches the rest of the path. */
-export function compile(spec: PathSpec): CompiledPath {
-  const params: string[] = [];
-  const body = spec.pattern
-    .split('/')
-    .map((seg) => {
-      if (seg.startsWith(':')) {
-        params.push(seg.slice(1));
-        return '([^/]+)';
-      }
-      if (seg.startsWith('*')) {
-        params.push(seg.slice(1));
-        return '(.+)';
-      }
-      return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return { spec, regex: new RegExp(`^${body}/?$`), params };
-}
-
-export function match(paths: CompiledPath[], rel: string): { spec: PathSpec; params: Record<string, string> } | undefined {
-  for (const p of paths) {
-    const m = p.regex.exec(rel);
-    if (!m) continue;
-    const params: Record<string, string> = {};
-    p.params.forEach((name, i) => (params[name] = m[i + 1] ?? ''));
-    return { spec: p.spec, params };
-  }
-  return undefined;
 }

@@ -1,9 +1,9 @@
 /**
  * Catalog routes as data: a pattern under one of the catalog's prefixes, the fields it reads
- * (for the OpenAPI document), and a handler per method. Matching reuses lib/http/path.ts.
+ * (for the OpenAPI document), and a handler per method, routed by the front door.
  */
 import type { Fields } from '../../http/fields';
-import { compile, match, type CompiledPath, type OpName, type PathSpec } from '../../http/path';
+import type { OpName, PathSpec } from '../../http/path';
 import type { RouteSet } from '../../http/engine-app';
 import type { CatalogAccess } from '../acl';
 import type { Catalog } from '../catalog';
@@ -73,34 +73,21 @@ function specOf(route: CatalogRoute): PathSpec {
 }
 
 export interface CatalogRouter {
-  find(full: string): { route: CatalogRoute; params: Record<string, string>; name: string } | undefined;
+  /** Every route, in the order they answer. */
+  routes: readonly CatalogRoute[];
   routeSets(): RouteSet[];
 }
 
 export function createRouter(routes: CatalogRoute[]): CatalogRouter {
-  const byPrefix = new Map<string, { compiled: CompiledPath[]; routes: Map<PathSpec, CatalogRoute> }>();
-  for (const r of routes) {
-    const entry = byPrefix.get(r.prefix) ?? { compiled: [] as CompiledPath[], routes: new Map<PathSpec, CatalogRoute>() };
-    const spec = specOf(r);
-    entry.compiled.push(compile(spec));
-    entry.routes.set(spec, r);
-    byPrefix.set(r.prefix, entry);
-  }
+  const byPrefix = new Map<string, PathSpec[]>();
+  for (const r of routes) byPrefix.set(r.prefix, [...(byPrefix.get(r.prefix) ?? []), specOf(r)]);
   return {
-    find(full) {
-      const slash = full.indexOf('/');
-      const prefix = slash === -1 ? full : full.slice(0, slash);
-      const entry = byPrefix.get(prefix);
-      if (!entry) return undefined;
-      const hit = match(entry.compiled, slash === -1 ? '' : full.slice(slash + 1));
-      const route = hit && entry.routes.get(hit.spec);
-      return route && hit ? { route, params: hit.params, name: `${prefix}/${route.pattern}` } : undefined;
-    },
+    routes,
     routeSets() {
-      return [...byPrefix].map(([prefix, e]) => ({
+      return [...byPrefix].map(([prefix, paths]) => ({
         prefix,
         mount: { path: prefix, type: 'catalog', defaultLeaseTtl: 0, maxLeaseTtl: 0 },
-        paths: e.compiled.map((c) => c.spec),
+        paths,
       }));
     },
   };

@@ -1,0 +1,119 @@
+/**
+ * The one front door every function's app is built on (sys, each engine, the catalog), from
+ * Hono's own parts: one middleware gives each request its scope (request id, timing, the
+ * decoded path, the log line), Hono's router picks the declared path, `onError`/`notFound`
+ * hand every failure to the surface's renderer. A surface adds only what differs: its routes
+ * (registered with `route`) and its renderer (the reference envelope, the catalog's plain text).
+ */
+import { Hono, type Context, type Handler } from 'hono';
+import { randomUUID } from 'node:crypto';
+import { HttpError, httpErrorOf, NotFound } from '../errors';
+import { logError, logInfo } from '../log';
+import { decodedPath, hasPretty } from './request-path';
+
+/** What the front door knows of a request, for the surface's handler, its renderer and the log. */
+export interface RequestScope {
+  id: string;
+  url: URL;
+  pretty: boolean;
+  /** Fields of the request's log line; a surface adds its own (mount, path pattern). */
+  log: Record<string, unknown>;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the front door's first middleware on every request. */
+    scope: RequestScope;
+  }
+}
+
+export interface Renderer {
+  /** The answer for a failure: already mapped to an HttpError (a 5xx's cause is logged, never shown). */
+  error(err: HttpError, scope: RequestScope): Response | Promise<Response>;
+  /** The message of a request no route takes (`path` decoded, after /v1/ when it has it). */
+  notFound(path: string): HttpError;
+}
+
+/**
+ * The path Hono routes on: decoded once, as every function authorises and stores by
+ * (request-path.ts: `%2F` is a `/`), with each remaining `%` written back as `%25`, because
+ * Hono decodes path parameters once more when a handler reads them.
+ */
+export function routingPath(request: Request): string {
+  return decodedPath(request.url).replace(/%/g, '%25');
+}
+
+export function frontDoor(name: string, renderer: Renderer): Hono {
+  const app = new Hono({
+    getPath: (request) => {
+      try {
+        return routingPath(request);
+      } catch {
+        // Not routable (bad percent-encoding, a dot segment): notFound re-decodes and answers 400.
+        return '';
+      }
+    },
+  });
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const url = new URL(c.req.url);
+    const scope: RequestScope = { id: randomUUID(), url, pretty: hasPretty(url), log: {} };
+    scope.log = { request_id: scope.id, function: name, method: c.req.method };
+    c.set('scope', scope);
+    await next();
+    // A HEAD is its GET without the body (Hono routes it as the GET).
+    if (c.req.method === 'HEAD' && c.res.body) c.res = new Response(null, c.res);
+    scope.log.status = c.res.status;
+    scope.log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+    logInfo('request', scope.log);
+  });
+  app.onError((e, c) => {
+    const err = httpErrorOf(e);
+    const scope = c.get('scope');
+    if (err.status >= 500) logError('request-fault', scope.log, err.cause ?? err);
+    return renderer.error(err, scope);
+  });
+  app.notFound((c) => {
+    let err: HttpError;
+    try {
+      const path = decodedPath(c.req.url);
+      err = renderer.notFound(path.startsWith('/v1/') ? path.slice(4) : path);
+    } catch (e) {
+      err = httpErrorOf(e);
+    }
+    return renderer.error(err, c.get('scope'));
+  });
+  return app;
+}
+
+/**
+ * Registers a declared pattern under `/v1/<prefix>/` for every method (the handler answers 405
+ * for the ones it lacks): `:x` is one segment, `*x` the rest of the path, and a trailing `/` is
+ * accepted (LIST asks for `roles/`). Routes answer in registration order, as declared.
+ */
+export function route(app: Hono, prefix: string, pattern: string, handler: (c: Context) => Promise<Response>): void {
+  const segments = pattern ? pattern.split('/').map(honoSegment) : [];
+  const path = ['/v1', prefix, ...segments].join('/');
+  const h: Handler = (c) => handler(c);
+  app.all(path, h);
+  // A wildcard takes a trailing slash into its value (a KV folder `a/`); other patterns allow one.
+  if (!pattern.split('/').at(-1)?.startsWith('*')) app.all(`${path}/`, h);
+}
+
+function honoSegment(seg: string): string {
+  if (seg.startsWith(':')) return seg;
+  if (seg.startsWith('*')) return `:${seg.slice(1)}{.+}`;
+  return seg;
+}
+
+/** Every path parameter of the matched route, decoded (see routingPath). */
+export function paramsOf(c: Context): Record<string, string> {
+  return c.req.param() as Record<string, string>;
+}
+
+/** The matched request's path after `/v1/`, decoded. */
+export function fullPath(scope: RequestScope): string {
+  return decodedPath(scope.url).slice(4);
+}
+
+export { NotFound };
