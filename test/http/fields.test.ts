@@ -1,24 +1,7 @@
+/** The field builders' coercion and refusals, as the reference server coerces request fields. */
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../lib/duration';
 import { f } from '../../lib/http/fields';
 import { validateFields } from '../../lib/http/input';
-
-describe('durations', () => {
-  it.each([
-    ['1h', 3600],
-    ['90s', 90],
-    ['1h30m', 5400],
-    ['48d', 48 * 86400],
-    ['300', 300],
-    [300, 300],
-    ['', 0],
-    ['1.5h', 5400],
-  ])('%s is %s seconds', (input, seconds) => expect(parseDuration(input)).toBe(seconds));
-
-  it.each(['abc', '1x', '-5s', -1, '1 h', 'h', {}, '99999999999h', 1e300])('%s is not a duration', (input) =>
-    expect(parseDuration(input)).toBeUndefined(),
-  );
-});
 
 describe('field coercion like the reference server', () => {
   const fields = {
