@@ -12,12 +12,15 @@
  *   read, as a DynamoDB Query page does.
  */
 import { ClassicLevel } from 'classic-level';
+import { resolve } from 'node:path';
 import { ConflictError, ExistsError, InvalidInput } from '../domain-errors';
 import * as P from './dynamo-params';
 import * as K from './level-keys';
 import { GroupWriter, type Db, type WriteView } from './level-writer';
 import type { DeleteOptions, IndexEntry, IndexRange, Json, ListOptions, Page, Partition, PutOptions, Store, StoredItem } from './store';
 
+/** Directories this process has open. */
+const openHere = new Set<string>();
 const MAX_KEY_BYTES = 1000;
 const MAX_PAGE = 1000;
 const PAGE_BYTES = 1024 * 1024;
@@ -41,10 +44,16 @@ export class LevelStore implements Store {
 
   /** Opens (creating) the store under `path`; refuses a directory another process has open. */
   static async open(path: string, options: LevelStoreOptions = {}): Promise<LevelStore> {
+    path = resolve(path);
+    // LevelDB's own check of a second open in one process closes a descriptor of the LOCK
+    // file, which drops the process's lock (POSIX record locks): refuse before it gets there.
+    if (openHere.has(path)) throw new Error(`the store at ${path} is already open in this process`);
+    openHere.add(path);
     const db: Db = new ClassicLevel<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     try {
       await db.open();
     } catch (e) {
+      openHere.delete(path);
       const cause = (e as { cause?: { code?: string } }).cause;
       if (cause?.code === 'LEVEL_LOCKED') {
         throw new Error(`the store at ${path} is in use by another process (its LOCK is held): stop that process, or give this one another DATA_DIR`, { cause: e });
@@ -93,6 +102,7 @@ export class LevelStore implements Store {
   async close(): Promise<void> {
     await this.writer.drain();
     await this.db.close();
+    openHere.delete(this.path);
   }
 }
 

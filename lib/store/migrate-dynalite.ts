@@ -7,6 +7,7 @@
  * are not carried over).
  */
 import { DescribeTableCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ClassicLevel } from 'classic-level';
 import { existsSync } from 'node:fs';
 import { DynamoStore } from './dynamo-store';
 import { chunkPartition, indexPartition } from './dynamo-params';
@@ -45,7 +46,20 @@ export async function migrateFromDynalite(store: LevelStore, dbDir: string, tabl
   return copied;
 }
 
+/** Opens and closes the dynalite LevelDB, so that a locked or broken one is an error here (dynalite would throw it uncaught). */
+async function probe(dbDir: string): Promise<void> {
+  const db = new ClassicLevel(dbDir, { createIfMissing: false });
+  try {
+    await db.open();
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(cause?.code === 'LEVEL_LOCKED' ? 'it is in use by another process' : (cause?.message ?? String(e)), { cause: e });
+  }
+  await db.close();
+}
+
 async function copyTable(store: LevelStore, dbDir: string, table: string): Promise<number> {
+  await probe(dbDir);
   const server = await startEmbeddedDynamo({ path: dbDir });
   const client = new DynamoDBClient({
     endpoint: server.endpoint,

@@ -1,0 +1,117 @@
+/**
+ * The embedded store beyond the shared contract (test/store/store-contract.test.ts): one
+ * process per directory, data kept across a reopen, concurrent writes committed together
+ * without losing their conditions, and the integrity check.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConflictError, ExistsError } from '../../lib/domain-errors';
+import { startLocal } from '../../lib/local/service';
+import { checkLevelStore } from '../../lib/store/level-check';
+import { LevelStore } from '../../lib/store/level-store';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const cleanup: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-level-'));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function open(dir: string): Promise<LevelStore> {
+  const store = await LevelStore.open(dir);
+  let closed = false;
+  cleanup.push(async () => {
+    if (!closed) await store.close();
+  });
+  const close = store.close.bind(store);
+  store.close = async () => {
+    closed = true;
+    await close();
+  };
+  return store;
+}
+
+describe('the embedded store', () => {
+  it('is owned by one process: a second process, or a second open, is refused with a clear message', async () => {
+    const dir = await tempDir();
+    const store = await open(dir);
+    await store.partition('p').put('k', 'v');
+    await expect(LevelStore.open(dir)).rejects.toThrow(/the store at .* is already open in this process/);
+
+    const script = `import('${join(ROOT, 'lib/store/level-store.ts')}').then(({ LevelStore }) => LevelStore.open(${JSON.stringify(dir)})).then(() => console.log('opened'), (e) => { console.log(e.message); process.exit(3); });`;
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT });
+    const failed = await run.then(
+      () => undefined,
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(failed?.code).toBe(3);
+    expect(failed?.stdout).toMatch(/the store at .* is in use by another process \(its LOCK is held\)/);
+
+    await store.close();
+    const again = await open(dir);
+    expect((await again.partition('p').get('k'))?.value).toBe('v');
+  });
+
+  it('keeps items, versions, counters and index entries across a reopen', async () => {
+    const dir = await tempDir();
+    const first = await open(dir);
+    const p = first.partition('pki/pki');
+    await p.put('cert/1', { pem: 'x' }, { index: { name: 'expiry', sort: '2030' } });
+    await p.put('cert/1', { pem: 'y' });
+    await p.increment('serials', 5);
+    await p.batchPut([{ key: 'b/1', value: 1, index: { name: 'expiry', sort: '2029' } }]);
+    await first.close();
+
+    const second = await open(dir);
+    const q = second.partition('pki/pki');
+    expect(await q.get('cert/1')).toEqual({ key: 'cert/1', value: { pem: 'y' }, version: 2 });
+    expect(await q.increment('serials')).toBe(6);
+    expect((await q.queryIndex('expiry')).items.map((i) => i.key)).toEqual(['b/1', 'cert/1']);
+    expect(await checkLevelStore(second)).toEqual({ items: 3, indexEntries: 2, problems: [] });
+  });
+
+  it('commits concurrent writes together, each keeping its condition', async () => {
+    const store = await open(await tempDir());
+    const p = store.partition('p');
+    const before = { ...store.writer.stats };
+    const writes = Array.from({ length: 200 }, (_, i) => p.put(`k/${String(i).padStart(3, '0')}`, { i }, { index: { name: 'i', sort: String(i % 7) } }));
+    const creates = Array.from({ length: 20 }, (_, i) => p.put('once', i, { ifAbsent: true }));
+    const stale = p.put('k/000', 'stale', { ifVersion: 5 });
+    const results = await Promise.allSettled([...writes, ...creates, stale]);
+    expect(results.slice(0, 200).every((r) => r.status === 'fulfilled')).toBe(true);
+    const created = results.slice(200, 220);
+    expect(created.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(created.filter((r) => r.status === 'rejected' && r.reason instanceof ExistsError)).toHaveLength(19);
+    expect(results[220]).toMatchObject({ status: 'rejected', reason: expect.any(ConflictError) });
+
+    const batches = store.writer.stats.batches - before.batches;
+    expect(store.writer.stats.plans - before.plans).toBe(221);
+    expect(batches).toBeLessThan(221);
+    expect((await p.listKeys('k/')).items).toHaveLength(200);
+    expect((await p.queryIndex('i', { from: '3', to: '3' })).items.map((i) => i.value)).toEqual(
+      Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 7 === 3).map((i) => ({ i })),
+    );
+    expect(await checkLevelStore(store)).toEqual({ items: 201, indexEntries: 200, problems: [] });
+  });
+
+  it('refuses an unknown LOCAL_STORE setting by name', async () => {
+    const before = process.env.LOCAL_STORE;
+    process.env.LOCAL_STORE = 'sqlite';
+    try {
+      await expect(startLocal({ dataDir: await tempDir(), port: 0 })).rejects.toThrow(/LOCAL_STORE=sqlite: expected level \(the default\) or dynalite/);
+    } finally {
+      if (before === undefined) delete process.env.LOCAL_STORE;
+      else process.env.LOCAL_STORE = before;
+    }
+  });
+});
