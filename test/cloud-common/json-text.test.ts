@@ -1,0 +1,35 @@
+/** Fields that may hold JSON as a string, as the reference engines take them. */
+import { describe, expect, it } from 'vitest';
+import { HttpError } from '../../lib/errors';
+import { BLANK, parseJsonText } from '../../lib/cloud-common/json-text';
+
+describe('parseJsonText', () => {
+  it.each<[unknown, unknown]>([
+    ['{"a":1}', { a: 1 }],
+    ['[1,2]', [1, 2]],
+    ['"s"', 's'],
+    ['null', null],
+    [{ a: 1 }, { a: 1 }],
+    [[1], [1]],
+    [7, 7],
+    [undefined, undefined],
+  ])('%j reads as %j', (raw, value) => {
+    expect(parseJsonText(raw, 'bad')).toEqual(value);
+  });
+
+  it('a blank string is BLANK, not a value', () => {
+    expect(parseJsonText('', 'bad')).toBe(BLANK);
+    expect(parseJsonText('  \n', 'bad')).toBe(BLANK);
+  });
+
+  it('invalid JSON is a 400 with the caller’s message', () => {
+    try {
+      parseJsonText('{nope', 'azure_roles must be JSON');
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(HttpError);
+      expect((e as HttpError).status).toBe(400);
+      expect((e as HttpError).messages).toEqual(['azure_roles must be JSON']);
+    }
+  });
+});
