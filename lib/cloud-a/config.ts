@@ -6,11 +6,10 @@
 import type { Deps } from '../deps';
 import { BadRequest } from '../errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
-import { mutate, type Json, type Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import { endpoint, positiveInt, type EnvReader } from '../cloud-common/env-settings';
 import { cloudOf, type CloudEndpoints } from './environments';
 
-export const CONFIG_KEY = 'config';
 const SECRET_AAD = 'config#client_secret';
 const PENDING_AAD = 'config#pending_secret';
 export const DEFAULT_ROOT_PASSWORD_TTL = 182 * 86400;
@@ -20,7 +19,7 @@ export const DEFAULT_ROOT_PASSWORD_TTL = 182 * 86400;
  * secret unknown; "added": the new secret is stored, not yet in use; "switched": in use, the
  * old passwords (`removeKeyIds`) are still to be removed.
  */
-export interface PendingRotation {
+export type PendingRotation = {
   state: 'adding' | 'added' | 'switched';
   displayName: string;
   appObjectId: string;
@@ -29,9 +28,10 @@ export interface PendingRotation {
   secret: SealedValue | null;
   endDate: string;
   created: number;
-}
+};
 
-export interface StoredConfig {
+/** Types (not interfaces): the store keeps them as the JSON they are. */
+export type StoredConfig = {
   subscriptionId: string;
   tenantId: string;
   clientId: string;
@@ -41,8 +41,7 @@ export interface StoredConfig {
   useVendorGraphApi: boolean;
   rootPasswordTtl: number;
   pending: PendingRotation | null;
-  [k: string]: unknown;
-}
+};
 
 export interface Settings {
   subscriptionId: string;
@@ -58,22 +57,10 @@ export interface Settings {
   rootPasswordTtl: number;
 }
 
-export const partitionOf = (deps: Deps, mount: string): Partition => deps.store.partition(`cloud-a/${mount}`);
-
-export async function readConfig(part: Partition): Promise<{ value: StoredConfig; version: number } | undefined> {
-  const item = await part.get<StoredConfig>(CONFIG_KEY);
-  return item ? { value: item.value, version: item.version } : undefined;
-}
-
 export const sealSecret = (deps: Deps, part: Partition, secret: string) => deps.sealer.seal(secret, part.name, SECRET_AAD);
 export const sealPending = (deps: Deps, part: Partition, secret: string) => deps.sealer.seal(secret, part.name, PENDING_AAD);
 export async function openPending(deps: Deps, p: PendingRotation): Promise<string> {
   return p.secret ? deps.sealer.openText(p.secret, PENDING_AAD) : '';
-}
-
-/** Read-modify-write of the stored configuration (optimistic concurrency). */
-export async function changeConfig(part: Partition, change: (c: StoredConfig | undefined) => StoredConfig | undefined | Promise<StoredConfig | undefined>) {
-  return mutate<Json>(part, CONFIG_KEY, async (cur) => (await change(cur as unknown as StoredConfig | undefined)) as unknown as Json | undefined);
 }
 
 /** The settings of one request, or 400 naming what is missing. */

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
-import type { Json } from '../store/store';
 import type { LeaseRecord } from '../sys/leases';
 import type { MountRef } from '../http/path';
 import { CloudError, toHttpError } from '../cloud-common/cloud-error';
@@ -57,7 +56,7 @@ function recordFor(c: Ctx): DynamicRecord | StaticRecord {
 /** The write-ahead step: a provisional lease naming everything the next steps will create. */
 export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: DynamicRecord | StaticRecord }> {
   const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-a', path: `creds/${c.roleName}`, revoke: record as unknown as Json, owner: c.owner });
+  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-a', path: `creds/${c.roleName}`, revoke: record, owner: c.owner });
   return { lease, record };
 }
 
@@ -68,7 +67,7 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
   let latest: DynamicRecord | StaticRecord = record;
   const advance = async (r: DynamicRecord | StaticRecord) => {
     latest = r;
-    await c.deps.leases.update(lease.lease_id, r as unknown as Json);
+    await c.deps.leases.update(lease.lease_id, r);
   };
   try {
     const out = record.kind === 'static' ? await issueStatic(c, record, endDate, advance) : await issueDynamic(c, record, endDate, advance);
@@ -81,7 +80,7 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
       // Renewable up to maxTtl (role max_ttl within the mount's maximum), as the reference
       // engine's leases are: the password's end date is set to that same moment at creation.
       renewable: true,
-      revoke: latest as unknown as Json,
+      revoke: latest,
       owner: c.owner,
     });
     return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };

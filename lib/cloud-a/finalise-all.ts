@@ -2,14 +2,15 @@
 import type { Deps } from '../deps';
 import { processEnv, type EnvReader } from '../cloud-common/env-settings';
 import { logError, logInfo } from '../log';
-import { partitionOf } from './config';
+import { mountPartition } from '../mount-partition';
+import { cloudAStore } from './cloud-a-store';
 import { finalise } from './rotate';
 
 export async function finaliseAllRotations(deps: Deps, readEnv: EnvReader = processEnv): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const m of deps.mounts.filter((x) => x.type === 'cloud-a')) {
     try {
-      out[m.path] = await finalise(deps, partitionOf(deps, m.path), readEnv, 3);
+      out[m.path] = await finalise(deps, cloudAStore(mountPartition(deps, 'cloud-a', m.path)), readEnv, 3);
       if (out[m.path] !== 'none') logInfo('cloud-a-rotate-finalise', { mount: m.path, outcome: out[m.path] });
     } catch (e) {
       out[m.path] = 'failed';

@@ -3,7 +3,7 @@
  * and advanced as they are: enough for the revoker to find everything even after a crash.
  */
 import type { MovedRecord } from '../cloud-common/issuing-lease';
-export interface DynamicRecord {
+export type DynamicRecord = {
   kind: 'dynamic';
   /** The unique display name of the application, known before it exists. */
   displayName: string;
@@ -13,15 +13,15 @@ export interface DynamicRecord {
   /** Full role assignment ids, chosen before the assignments are made. */
   assignments: string[];
   groups: string[];
-}
+};
 
-export interface StaticRecord {
+export type StaticRecord = {
   kind: 'static';
   appObjectId: string;
   /** The unique display name of the added password, known before it exists. */
   passwordName: string;
   keyId: string;
-}
+};
 
 export type CredsRecord = DynamicRecord | StaticRecord | MovedRecord;
 

@@ -7,7 +7,9 @@ import type { Deps } from '../deps';
 import type { EnvReader } from '../cloud-common/env-settings';
 import type { LeaseRecord } from '../sys/leases';
 import { deleteRoleAssignment } from './arm';
-import { effectiveSettings, partitionOf, readConfig, type Settings } from './config';
+import { mountPartition } from '../mount-partition';
+import { cloudAStore } from './cloud-a-store';
+import { effectiveSettings, type Settings } from './config';
 import {
   deleteApplication,
   deleteServicePrincipal,
@@ -25,7 +27,7 @@ export function cloudARevoker(deps: Deps, readEnv: EnvReader) {
     const record = lease.revoke;
     if (!isCredsRecord(record)) throw new Error('cloud-a lease without a revocation record');
     if (record.kind === 'moved') return;
-    const settings = await effectiveSettings(deps, (await readConfig(partitionOf(deps, lease.mount)))?.value, readEnv);
+    const settings = await effectiveSettings(deps, await cloudAStore(mountPartition(deps, 'cloud-a', lease.mount)).config(), readEnv);
     if (record.kind === 'static') await undoStatic(settings, record);
     else await undoDynamic(settings, record);
   };

@@ -3,42 +3,35 @@
  * arrays), and checking every referenced role definition, group and application exists.
  */
 import { BadRequest } from '../errors';
-import type { Partition } from '../store/store';
 import { CloudError, toHttpError } from '../cloud-common/cloud-error';
 import type { Settings } from './config';
 import { findRoleDefinitions, getRoleDefinition } from './arm';
 import { findGroups, getApplication, getGroup } from './graph';
 import { BLANK, parseJsonText } from '../cloud-common/json-text';
 
-export interface AssignedRole {
+export type AssignedRole = {
   roleName: string;
   roleId: string;
   scope: string;
-}
+};
 
-export interface JoinedGroup {
+export type JoinedGroup = {
   groupName: string;
   objectId: string;
-}
+};
 
-export interface Role {
+export type Role = {
   cloudARoles: AssignedRole[];
   cloudAGroups: JoinedGroup[];
   applicationObjectId: string;
   applicationId: string;
   ttl: number;
   maxTtl: number;
-}
+};
 
 const MAX_ENTRIES = 50;
 const SCOPE = /^\/[A-Za-z0-9_.()\-/]{0,500}$/;
 const ID = /^[A-Za-z0-9_.()\-/]{1,500}$/;
-
-export const roleKey = (name: string) => `role/${name}`;
-
-export async function readRole(part: Partition, name: string): Promise<Role | undefined> {
-  return (await part.get<Role>(roleKey(name)))?.value;
-}
 
 function jsonArray(field: string, raw: unknown): Record<string, unknown>[] {
   const v = parseJsonText(raw, `error parsing ${field}: not valid JSON`);

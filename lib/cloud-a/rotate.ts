@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
 import { BadRequest } from '../errors';
-import type { Partition } from '../store/store';
 import { CloudError, toHttpError } from '../cloud-common/cloud-error';
 import type { EnvReader } from '../cloud-common/env-settings';
 import { withRetries } from '../cloud-common/retry';
-import { changeConfig, effectiveSettings, openPending, readConfig, sealPending, sealSecret, type PendingRotation, type Settings } from './config';
+import type { CloudAStore } from './cloud-a-store';
+import { effectiveSettings, openPending, sealPending, sealSecret, type PendingRotation, type Settings } from './config';
 import { addPassword, findApplications, getApplication, ignoreNotFound, removePassword } from './graph';
 import { accessToken } from './token';
 
@@ -22,17 +22,17 @@ export interface RotateResult {
   finalised: boolean;
 }
 
-async function settingsOf(deps: Deps, part: Partition, readEnv: EnvReader): Promise<Settings> {
-  const stored = await readConfig(part);
+async function settingsOf(deps: Deps, store: CloudAStore, readEnv: EnvReader): Promise<Settings> {
+  const stored = await store.config();
   if (!stored) throw new BadRequest('the engine is not configured: write config first');
-  return effectiveSettings(deps, stored.value, readEnv);
+  return effectiveSettings(deps, stored, readEnv);
 }
 
-export async function rotateRoot(deps: Deps, part: Partition, readEnv: EnvReader, attempts = 4): Promise<RotateResult> {
+export async function rotateRoot(deps: Deps, store: CloudAStore, readEnv: EnvReader, attempts = 4): Promise<RotateResult> {
   if (readEnv().CLOUDA_CLIENT_SECRET) throw new BadRequest('the client secret comes from CLOUDA_CLIENT_SECRET and cannot be rotated here');
   try {
-    await finalise(deps, part, readEnv, 1);
-    const s = await settingsOf(deps, part, readEnv);
+    await finalise(deps, store, readEnv, 1);
+    const s = await settingsOf(deps, store, readEnv);
     const apps = await findApplications(s, 'appId', s.clientId);
     if (apps.length === 0) throw new BadRequest('no application found for the configured client_id');
     if (apps.length > 1) throw new BadRequest('multiple applications found: check client_id');
@@ -47,11 +47,11 @@ export async function rotateRoot(deps: Deps, part: Partition, readEnv: EnvReader
       endDate: new Date(deps.now() + s.rootPasswordTtl * 1000).toISOString(),
       created: deps.now(),
     };
-    await changeConfig(part, (c) => (c ? { ...c, pending } : undefined));
+    await store.changeConfig((c) => (c ? { ...c, pending } : undefined));
     const pw = await addPassword(s, app.id, pending.displayName, pending.endDate);
-    const secret = await sealPending(deps, part, pw.secretText!);
-    await changeConfig(part, (c) => (c ? { ...c, pending: { ...pending, state: 'added', keyId: pw.keyId, secret } } : undefined));
-    const finalised = (await finalise(deps, part, readEnv, attempts)) === 'finalised';
+    const secret = await sealPending(deps, store.part, pw.secretText!);
+    await store.changeConfig((c) => (c ? { ...c, pending: { ...pending, state: 'added', keyId: pw.keyId, secret } } : undefined));
+    const finalised = (await finalise(deps, store, readEnv, attempts)) === 'finalised';
     return { keyId: pw.keyId, endDate: pw.endDateTime ?? pending.endDate, displayName: pending.displayName, finalised };
   } catch (e) {
     throw toHttpError(e, 'rotating the root credentials');
@@ -61,16 +61,16 @@ export async function rotateRoot(deps: Deps, part: Partition, readEnv: EnvReader
 export type FinaliseOutcome = 'none' | 'pending' | 'finalised' | 'abandoned';
 
 /** Completes a pending rotation if its new secret works; safe to run at any time, repeatedly. */
-export async function finalise(deps: Deps, part: Partition, readEnv: EnvReader, attempts: number): Promise<FinaliseOutcome> {
-  const stored = await readConfig(part);
-  const p = stored?.value.pending;
+export async function finalise(deps: Deps, store: CloudAStore, readEnv: EnvReader, attempts: number): Promise<FinaliseOutcome> {
+  const stored = await store.config();
+  const p = stored?.pending;
   if (!stored || !p) return 'none';
-  const s = await effectiveSettings(deps, stored.value, readEnv);
+  const s = await effectiveSettings(deps, stored, readEnv);
   if (p.state === 'adding') {
     // The new password may or may not exist, and its secret was never stored: remove it.
     const app = await getApplication(s, p.appObjectId).catch((e: unknown) => (ignoreNotFound(e), undefined));
     for (const pw of app?.passwordCredentials ?? []) if (pw.displayName === p.displayName) await removePassword(s, p.appObjectId, pw.keyId);
-    await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
+    await store.changeConfig((c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
     return 'abandoned';
   }
   const secret = await openPending(deps, p);
@@ -87,11 +87,11 @@ export async function finalise(deps: Deps, part: Partition, readEnv: EnvReader, 
       },
     );
     if (!works) return 'pending';
-    const sealed = await sealSecret(deps, part, secret);
-    await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, clientSecret: sealed, pending: { ...p, state: 'switched' } } : undefined));
+    const sealed = await sealSecret(deps, store.part, secret);
+    await store.changeConfig((c) => (c?.pending?.displayName === p.displayName ? { ...c, clientSecret: sealed, pending: { ...p, state: 'switched' } } : undefined));
   }
   await removeOldPasswords({ ...s, clientSecret: secret }, p);
-  await changeConfig(part, (c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
+  await store.changeConfig((c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));
   return 'finalised';
 }
 

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { MountRef } from '../http/path';
-import type { Json } from '../store/store';
 import type { LeaseRecord } from '../sys/leases';
 import { toHttpError } from '../cloud-common/cloud-error';
 import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
@@ -78,7 +77,7 @@ function recordFor(c: Ctx): UserRecord {
 /** The write-ahead step: a provisional lease naming the user and policies the next steps create. */
 export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: UserRecord }> {
   const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, revoke: record as unknown as Json, owner: c.owner });
+  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, revoke: record, owner: c.owner });
   return { lease, record };
 }
 
@@ -94,7 +93,7 @@ async function issueUser(c: Ctx): Promise<Issued> {
     }
     for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
     const key = await createAccessKey(c.rpc, userName);
-    const revoke = { ...record, accessKeyId: key.id } as unknown as Json;
+    const revoke: UserRecord = { ...record, accessKeyId: key.id };
     const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: true, revoke, owner: c.owner });
     return { accessKey: key.id, secretKey: key.secret, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
   } catch (e) {

@@ -1,19 +1,19 @@
 /** What a cloud-B lease must undo, written before anything is created (write-ahead). */
 import type { MovedRecord } from '../cloud-common/issuing-lease';
 
-export interface UserRecord {
+export type UserRecord = {
   kind: 'user';
   userName: string;
   /** Names of the policies made from the role's inline documents (Custom type). */
   inlinePolicies: string[];
   remotePolicies: { name: string; type: string }[];
   accessKeyId: string;
-}
+};
 
 /** STS tokens cannot be revoked: they expire by themselves. */
-export interface StsRecord {
+export type StsRecord = {
   kind: 'sts';
-}
+};
 
 export type CredsRecord = UserRecord | StsRecord | MovedRecord;
 

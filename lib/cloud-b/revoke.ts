@@ -6,7 +6,9 @@
 import type { Deps } from '../deps';
 import type { EnvReader } from '../cloud-common/env-settings';
 import type { LeaseRecord } from '../sys/leases';
-import { partitionOf, resolveCredentials } from './config';
+import { mountPartition } from '../mount-partition';
+import { cloudBStore } from './cloud-b-store';
+import { resolveCredentials } from './config';
 import { deleteAccessKey, deletePolicy, deleteUser, detachPolicy, listAccessKeys, listUserPolicies } from './ram';
 import { isCredsRecord, type UserRecord } from './records';
 import type { RpcContext } from './rpc';
@@ -18,7 +20,7 @@ export function cloudBRevoker(deps: Deps, readEnv: EnvReader) {
     if (!isCredsRecord(record)) throw new Error('cloud-b lease without a revocation record');
     if (record.kind === 'sts' || record.kind === 'moved') return;
     const endpoints = endpointsOf(readEnv);
-    const creds = await resolveCredentials(deps, partitionOf(deps, lease.mount), readEnv, endpoints);
+    const creds = await resolveCredentials(deps, cloudBStore(mountPartition(deps, 'cloud-b', lease.mount)), readEnv, endpoints);
     await undoUser({ endpoints, creds }, record);
   };
 }

@@ -4,36 +4,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BadRequest } from '../errors';
-import type { Json, Partition } from '../store/store';
+import type { Json } from '../store/store';
 import { BLANK, parseJsonText } from '../cloud-common/json-text';
 
-export interface RemotePolicy {
+export type RemotePolicy = {
   name: string;
   type: string;
-}
+};
 
-export interface InlinePolicy {
+export type InlinePolicy = {
   hash: string;
   policyDocument: Record<string, Json>;
-}
+};
 
-export interface Role {
+export type Role = {
   roleArn: string;
   remotePolicies: RemotePolicy[];
   inlinePolicies: InlinePolicy[];
   ttl: number;
   maxTtl: number;
-}
+};
 
 const MAX_POLICIES = 20;
 const MAX_DOCUMENT = 6144;
 export const POLICY_TYPES = ['System', 'Custom'];
-
-export const roleKey = (name: string) => `role/${name}`;
-
-export async function readRole(part: Partition, name: string): Promise<Role | undefined> {
-  return (await part.get<Role>(roleKey(name)))?.value;
-}
 
 export function parseRemotePolicies(entries: string[]): RemotePolicy[] {
   if (entries.length > MAX_POLICIES) throw new BadRequest(`remote_policies: at most ${MAX_POLICIES}`);

@@ -12,10 +12,10 @@ import type { LeaseRecord, NewLease } from '../sys/leases';
 
 export const ISSUING_WINDOW = 300;
 
-export interface MovedRecord {
+export type MovedRecord = {
   kind: 'moved';
   to: string;
-}
+};
 
 export const isMoved = (v: unknown): v is MovedRecord => (v as { kind?: unknown } | null)?.kind === 'moved';
 

@@ -4,15 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginIssue as beginA } from '../../lib/cloud-a/creds';
-import { effectiveSettings, partitionOf, readConfig } from '../../lib/cloud-a/config';
+import { cloudAStore } from '../../lib/cloud-a/cloud-a-store';
+import { effectiveSettings } from '../../lib/cloud-a/config';
 import { createApplication, createServicePrincipal } from '../../lib/cloud-a/graph';
-import { readRole } from '../../lib/cloud-a/role';
 import { beginIssue as beginB } from '../../lib/cloud-b/creds';
-import { resolveCredentials, partitionOf as partitionB } from '../../lib/cloud-b/config';
+import { cloudBStore } from '../../lib/cloud-b/cloud-b-store';
+import { resolveCredentials } from '../../lib/cloud-b/config';
 import { createUser, createPolicy } from '../../lib/cloud-b/ram';
-import { readRole as readRoleB } from '../../lib/cloud-b/role';
 import { endpointsOf } from '../../lib/cloud-b/settings';
 import { ISSUING_WINDOW } from '../../lib/cloud-common/issuing-lease';
+import { mountPartition } from '../../lib/mount-partition';
 import { sweep } from '../../lib/sys/sweeper';
 import { call } from '../helpers/service';
 import { cloudABench, contributor, type Bench } from './helpers';
@@ -33,10 +34,10 @@ afterAll(async () => {
 describe('a creds request that dies mid-way', () => {
   it('cloud-a: the application and principal it made are removed once the issuing window passes', async () => {
     expect((await call(a.svc.app, 'POST', '/v1/cloud-a/roles/r', { token: a.svc.root, body: { cloud_a_roles: contributor(a) } })).status).toBe(204);
-    const part = partitionOf(a.svc.deps, 'cloud-a');
-    const settings = await effectiveSettings(a.svc.deps, (await readConfig(part))?.value, () => a.env);
+    const store = cloudAStore(mountPartition(a.svc.deps, 'cloud-a', 'cloud-a'));
+    const settings = await effectiveSettings(a.svc.deps, await store.config(), () => a.env);
     const mount = a.svc.deps.mounts.find((m) => m.path === 'cloud-a')!;
-    const { lease, record } = await beginA({ deps: a.svc.deps, mount, settings, roleName: 'r', role: (await readRole(part, 'r'))!, owner: '' });
+    const { lease, record } = await beginA({ deps: a.svc.deps, mount, settings, roleName: 'r', role: (await store.role('r'))!, owner: '' });
     if (record.kind !== 'dynamic') throw new Error('expected a dynamic record');
     // The steps run, then the process dies before recording them or answering.
     const app = await createApplication(settings, record.displayName);
@@ -52,11 +53,11 @@ describe('a creds request that dies mid-way', () => {
 
   it('cloud-b: the user and policy it made are removed once the issuing window passes', async () => {
     expect((await call(b.svc.app, 'POST', '/v1/cloud-b/role/r', { token: b.svc.root, body: { inline_policies: [POLICY_DOC] } })).status).toBe(204);
-    const part = partitionB(b.svc.deps, 'cloud-b');
+    const store = cloudBStore(mountPartition(b.svc.deps, 'cloud-b', 'cloud-b'));
     const endpoints = endpointsOf(() => b.env);
-    const rpc = { endpoints, creds: await resolveCredentials(b.svc.deps, part, () => b.env, endpoints) };
+    const rpc = { endpoints, creds: await resolveCredentials(b.svc.deps, store, () => b.env, endpoints) };
     const mount = b.svc.deps.mounts.find((m) => m.path === 'cloud-b')!;
-    const { record } = await beginB({ deps: b.svc.deps, mount, rpc, roleName: 'r', role: (await readRoleB(part, 'r'))!, displayName: 'root', owner: '' });
+    const { record } = await beginB({ deps: b.svc.deps, mount, rpc, roleName: 'r', role: (await store.role('r'))!, displayName: 'root', owner: '' });
     await createUser(rpc, record.userName);
     await createPolicy(rpc, record.inlinePolicies[0]!, JSON.stringify(POLICY_DOC));
     clock += (ISSUING_WINDOW + 1) * 1000;

@@ -3,7 +3,8 @@ import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 import { BadRequest, NotFound } from '../../errors';
 import type { EnvReader } from '../../cloud-common/env-settings';
-import { changeConfig, DEFAULT_ROOT_PASSWORD_TTL, CONFIG_KEY, partitionOf, readConfig, sealSecret, type StoredConfig } from '../config';
+import { cloudAStore } from '../cloud-a-store';
+import { DEFAULT_ROOT_PASSWORD_TTL, sealSecret, type StoredConfig } from '../config';
 import { cloudOf } from '../environments';
 
 const ID = /^[A-Za-z0-9._-]{0,128}$/;
@@ -33,10 +34,9 @@ function checkInput(d: Data): void {
 async function write(req: Req<typeof fields>, readEnv: EnvReader): Promise<void> {
   const d = req.data;
   checkInput(d);
-  const part = partitionOf(req.deps, req.mount.path);
-  const secret = d.client_secret ? await sealSecret(req.deps, part, d.client_secret) : undefined;
+  const secret = d.client_secret ? await sealSecret(req.deps, req.part, d.client_secret) : undefined;
   const env = readEnv();
-  await changeConfig(part, (cur) => {
+  await cloudAStore(req.part).changeConfig((cur) => {
     const next: StoredConfig = {
       subscriptionId: d.subscription_id ?? cur?.subscriptionId ?? '',
       tenantId: d.tenant_id ?? cur?.tenantId ?? '',
@@ -55,9 +55,8 @@ async function write(req: Req<typeof fields>, readEnv: EnvReader): Promise<void>
 }
 
 async function read(req: Req<typeof fields>) {
-  const c = await readConfig(partitionOf(req.deps, req.mount.path));
-  if (!c) throw new NotFound();
-  const v = c.value;
+  const v = await cloudAStore(req.part).config();
+  if (!v) throw new NotFound();
   return {
     data: {
       subscription_id: v.subscriptionId,
@@ -80,7 +79,7 @@ export const configPaths = (readEnv: EnvReader) => [
       write: (req) => write(req, readEnv),
       read,
       delete: async (req) => {
-        await partitionOf(req.deps, req.mount.path).delete(CONFIG_KEY);
+        await cloudAStore(req.part).deleteConfig();
       },
     },
   }),

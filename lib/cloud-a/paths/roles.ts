@@ -4,10 +4,9 @@ import { definePath, type Req } from '../../http/path';
 import { BadRequest, NotFound } from '../../errors';
 import type { EnvReader } from '../../cloud-common/env-settings';
 import { roleName } from '../../cloud-common/names';
-import { roleExists } from '../../cloud-common/role-exists';
-import type { Json } from '../../store/store';
-import { effectiveSettings, partitionOf, readConfig } from '../config';
-import { checkRole, parseGroups, parseRoles, readRole, roleKey, type Role } from '../role';
+import { cloudAStore } from '../cloud-a-store';
+import { effectiveSettings } from '../config';
+import { checkRole, parseGroups, parseRoles, type Role } from '../role';
 
 const fields = {
   name: f.pathParam(),
@@ -54,11 +53,11 @@ function merged(d: R['data'], cur: Role | undefined): Role {
 
 async function write(req: R, readEnv: EnvReader) {
   const name = roleName(req.data.name);
-  const part = partitionOf(req.deps, req.mount.path);
-  const role = merged(req.data, await readRole(part, name));
-  const settings = await effectiveSettings(req.deps, (await readConfig(part))?.value, readEnv);
+  const store = cloudAStore(req.part);
+  const role = merged(req.data, await store.role(name));
+  const settings = await effectiveSettings(req.deps, await store.config(), readEnv);
   const checked = await checkRole(settings, role);
-  await part.put(roleKey(name), checked as unknown as Json);
+  await store.putRole(name, checked);
   const warnings: string[] = [];
   if (role.applicationObjectId && (role.cloudARoles.length || role.cloudAGroups.length)) {
     warnings.push('cloud_a_roles and cloud_a_groups are ignored when application_object_id is set');
@@ -74,8 +73,7 @@ export const rolePaths = (readEnv: EnvReader) => [
     help: 'List the roles.',
     operations: {
       list: async (req) => {
-        const page = await partitionOf(req.deps, req.mount.path).listKeys('role/', { limit: 1000 });
-        const keys = page.items.map((k) => k.slice('role/'.length));
+        const keys = await cloudAStore(req.part).roleNames();
         if (!keys.length) throw new NotFound();
         return { data: { keys } };
       },
@@ -85,16 +83,16 @@ export const rolePaths = (readEnv: EnvReader) => [
     pattern: 'roles/:name',
     fields,
     help: 'Manage roles: what each generated service principal may do.',
-    exists: ({ params, mount, deps }) => roleExists(partitionOf(deps, mount.path), params.name ?? ''),
+    exists: ({ params, part }) => cloudAStore(part).hasRole(params.name ?? ''),
     operations: {
       write: (req) => write(req, readEnv),
       read: async (req) => {
-        const role = await readRole(partitionOf(req.deps, req.mount.path), roleName(req.data.name));
+        const role = await cloudAStore(req.part).role(roleName(req.data.name));
         if (!role) throw new NotFound();
         return { data: roleData(role) };
       },
       delete: async (req) => {
-        await partitionOf(req.deps, req.mount.path).delete(roleKey(roleName(req.data.name)));
+        await cloudAStore(req.part).deleteRole(roleName(req.data.name));
       },
     },
   }),

@@ -1,7 +1,7 @@
 /** `rotate-root`: a new root client secret, known only to the engine. */
 import { definePath } from '../../http/path';
 import type { EnvReader } from '../../cloud-common/env-settings';
-import { partitionOf } from '../config';
+import { cloudAStore } from '../cloud-a-store';
 import { rotateRoot } from '../rotate';
 
 export const rotatePaths = (readEnv: EnvReader) => [
@@ -11,7 +11,7 @@ export const rotatePaths = (readEnv: EnvReader) => [
     help: 'Rotate the root client secret; the old passwords are removed once the new one works.',
     operations: {
       write: async (req) => {
-        const r = await rotateRoot(req.deps, partitionOf(req.deps, req.mount.path), readEnv);
+        const r = await rotateRoot(req.deps, cloudAStore(req.part), readEnv);
         return {
           data: { secret_id: r.keyId, end_date: r.endDate, display_name: r.displayName },
           ...(r.finalised

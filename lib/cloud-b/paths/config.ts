@@ -2,7 +2,8 @@
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
 import { BadRequest, NotFound } from '../../errors';
-import { CONFIG_KEY, partitionOf, readConfig, writeConfig } from '../config';
+import { cloudBStore } from '../cloud-b-store';
+import { sealedConfig } from '../config';
 import { flat } from '../flat';
 
 export const configPaths = () => [
@@ -18,15 +19,16 @@ export const configPaths = () => [
         for (const k of ['access_key', 'secret_key'] as const) if (!req.data[k]) throw new BadRequest(`missing required field "${k}"`);
         if (!/^[A-Za-z0-9.]{1,128}$/.test(req.data.access_key!)) throw new BadRequest('access_key: expected letters, digits and "."');
         if (req.data.secret_key!.length > 256) throw new BadRequest('secret_key is too long');
-        await writeConfig(req.deps, partitionOf(req.deps, req.mount.path), req.data.access_key!, req.data.secret_key!);
+        const store = cloudBStore(req.part);
+        await store.putConfig(await sealedConfig(req.deps, store, req.data.access_key!, req.data.secret_key!));
       },
       read: async (req) => {
-        const c = await readConfig(partitionOf(req.deps, req.mount.path));
+        const c = await cloudBStore(req.part).config();
         if (!c) throw new NotFound();
         return flat({ access_key: c.accessKey });
       },
       delete: async (req) => {
-        await partitionOf(req.deps, req.mount.path).delete(CONFIG_KEY);
+        await cloudBStore(req.part).deleteConfig();
       },
     },
   }),

@@ -1,15 +1,17 @@
 /** `creds/<name>`: a RAM user's access key, or an STS token, as a flat object with its lease. */
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { BadRequest } from '../../errors';
+import { requireRole } from '../../http/role-required';
 import type { EnvReader } from '../../cloud-common/env-settings';
 import { toHttpError } from '../../cloud-common/cloud-error';
-import { roleName } from '../../cloud-common/names';
-import { partitionOf, resolveCredentials } from '../config';
+import { cloudRole } from '../../cloud-common/cloud-role';
+import { cloudBStore } from '../cloud-b-store';
+import { resolveCredentials } from '../config';
 import { issueCreds } from '../creds';
 import { flat } from '../flat';
-import { readRole } from '../role';
 import { endpointsOf } from '../settings';
+
+const cloudBRole = cloudRole(cloudBStore);
 
 export const credsPaths = (readEnv: EnvReader) => [
   definePath({
@@ -19,12 +21,9 @@ export const credsPaths = (readEnv: EnvReader) => [
     help: 'Generate an access key (or an STS token) for a role.',
     operations: {
       read: async (req) => {
-        const name = roleName(req.data.name);
-        const part = partitionOf(req.deps, req.mount.path);
-        const role = await readRole(part, name);
-        if (!role) throw new BadRequest(`role "${name}" does not exist`);
+        const { name, role } = await requireRole(cloudBRole, req, req.data.name);
         const endpoints = endpointsOf(readEnv);
-        const creds = await resolveCredentials(req.deps, part, readEnv, endpoints).catch((e: unknown) => {
+        const creds = await resolveCredentials(req.deps, cloudBStore(req.part), readEnv, endpoints).catch((e: unknown) => {
           throw toHttpError(e, 'reading instance metadata');
         });
         const displayName = (req.principal?.displayName || 'token').slice(0, 16);

@@ -1,13 +1,11 @@
 /** `role/<name>` (write, read, delete), `roles` and `role` (list). */
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
-import type { Json } from '../../store/store';
 import { NotFound } from '../../errors';
 import { roleName } from '../../cloud-common/names';
-import { roleExists } from '../../cloud-common/role-exists';
-import { partitionOf } from '../config';
+import { cloudBStore } from '../cloud-b-store';
 import { flat } from '../flat';
-import { checkRole, parseInlinePolicies, parseRemotePolicies, readRole, regroupRemote, roleKey, type Role } from '../role';
+import { checkRole, parseInlinePolicies, parseRemotePolicies, regroupRemote, type Role } from '../role';
 
 const roleView = (r: Role) => ({
   inline_policies: r.inlinePolicies.length ? r.inlinePolicies.map((p) => ({ hash: p.hash, policy_document: p.policyDocument })) : null,
@@ -18,8 +16,7 @@ const roleView = (r: Role) => ({
 });
 
 async function list(req: Req) {
-  const page = await partitionOf(req.deps, req.mount.path).listKeys('role/', { limit: 1000 });
-  const keys = page.items.map((k) => k.slice('role/'.length));
+  const keys = await cloudBStore(req.part).roleNames();
   if (!keys.length) throw new NotFound();
   return flat({ keys });
 }
@@ -35,8 +32,8 @@ const fields = {
 
 async function write(req: Req<typeof fields>) {
   const name = roleName(req.data.name);
-  const part = partitionOf(req.deps, req.mount.path);
-  const cur = await readRole(part, name);
+  const store = cloudBStore(req.part);
+  const cur = await store.role(name);
   const d = req.data;
   const role: Role = {
     roleArn: d.role_arn ?? cur?.roleArn ?? '',
@@ -46,7 +43,7 @@ async function write(req: Req<typeof fields>) {
     maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
   };
   checkRole(role);
-  await part.put(roleKey(name), role as unknown as Json);
+  await store.putRole(name, role);
   if (role.roleArn && (role.ttl > 0 || role.maxTtl > 0)) {
     return flat({ warnings: ["role_arn is set: ttl and max_ttl only bound the STS token's duration (900s to 12h)"] });
   }
@@ -61,16 +58,16 @@ export const rolePaths = () => [
     pattern: 'role/:name',
     fields,
     help: 'Manage roles: the policies of generated users, or an assumable role.',
-    exists: ({ params, mount, deps }) => roleExists(partitionOf(deps, mount.path), params.name ?? ''),
+    exists: ({ params, part }) => cloudBStore(part).hasRole(params.name ?? ''),
     operations: {
       write,
       read: async (req) => {
-        const role = await readRole(partitionOf(req.deps, req.mount.path), roleName(req.data.name));
+        const role = await cloudBStore(req.part).role(roleName(req.data.name));
         if (!role) throw new NotFound();
         return flat(roleView(role));
       },
       delete: async (req) => {
-        await partitionOf(req.deps, req.mount.path).delete(roleKey(roleName(req.data.name)));
+        await cloudBStore(req.part).deleteRole(roleName(req.data.name));
       },
     },
   }),
