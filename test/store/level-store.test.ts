@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, ExistsError } from '../../lib/domain-errors';
 import { startLocal } from '../../lib/local/service';
 import { checkLevelStore } from '../../lib/store/level-check';
+import { headBase, headKey, indexBase, indexKey } from '../../lib/store/level-keys';
 import { LevelStore } from '../../lib/store/level-store';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -102,6 +103,26 @@ describe('the embedded store', () => {
       Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 7 === 3).map((i) => ({ i })),
     );
     expect(await checkLevelStore(store)).toEqual({ items: 201, indexEntries: 200, problems: [] });
+  });
+
+  it('the integrity check finds a half-written record of each kind', async () => {
+    const store = await open(await tempDir());
+    const p = store.partition('p');
+    await p.put('whole', 1, { index: { name: 'exp', sort: '1' } });
+    await p.put('lost-entry', 2, { index: { name: 'exp', sort: '2' } });
+    await p.put('broken', 3);
+    expect((await checkLevelStore(store)).problems).toEqual([]);
+    // Raw damage, as a write split in two and cut by a crash would leave it.
+    await store.db.del(indexKey(indexBase('p', 'exp'), '2', 'lost-entry'));
+    await store.db.put(indexKey(indexBase('p', 'exp'), '3', 'no-item'), Buffer.alloc(0));
+    await store.db.put(headKey(headBase('p'), 'broken'), Buffer.from('{"ver":1}\n{"trunc'));
+    await store.db.put(Buffer.from('zzz'), Buffer.from('?'));
+    const { problems } = await checkLevelStore(store);
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/item "broken" in "p" does not decode/);
+    expect(problems.join('\n')).toMatch(/unknown record "zzz"/);
+    expect(problems.filter((x) => /no-item.*has no item that names it/.test(x))).toHaveLength(1);
+    expect(problems.filter((x) => /lost-entry.* is missing/.test(x))).toHaveLength(1);
   });
 
   it('refuses an unknown LOCAL_STORE setting by name', async () => {

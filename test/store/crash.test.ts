@@ -1,0 +1,190 @@
+/**
+ * kill -9 of the local service (embedded store) at a random moment while clients write
+ * concurrently: catalog KV writes (new keys, some of 300 KB; hot keys overwritten with a rising
+ * sequence) and stored PKI issues (a certificate and its index entry in one write). Several
+ * rounds on one data directory. After each kill the store must pass its integrity check (no
+ * half-written record, no index entry without its item or item without its entry), and after
+ * the restart every acknowledged write must read back: a new key with its value, a hot key at
+ * its last acknowledged sequence or later (a write in flight at the kill may have landed), every
+ * acknowledged certificate.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkLevelStore } from '../../lib/store/level-check';
+import { LevelStore } from '../../lib/store/level-store';
+
+const ROOT_DIR = resolve(import.meta.dirname, '../..');
+const ROUNDS = 4;
+const KV_WRITERS = 8;
+const HOT_WRITERS = 4;
+const PKI_WRITERS = 2;
+const running: ChildProcess[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+async function start(dataDir: string, port: number): Promise<ChildProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent', SWEEP_INTERVAL_MS: '3600000' };
+  delete env.LOCAL_STORE;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local.ts'], { cwd: ROOT_DIR, env, stdio: 'ignore' });
+  running.push(child);
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/v1/sys/health`)).status === 200) return child;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`the local service exited with ${child.exitCode}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the local service did not start');
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((res) => {
+    if (child.exitCode !== null || child.signalCode !== null) return res();
+    child.once('exit', () => res());
+    child.kill('SIGKILL');
+  });
+}
+
+afterAll(async () => {
+  await Promise.all(running.map(kill));
+});
+
+const valueOf = (round: number, w: number, i: number) => {
+  const head = `r${round} w${w} i${i} `;
+  // Every 10th value is large (300 KB), the rest small.
+  return i % 10 === 9 ? head + 'x'.repeat(300_000) : head + 'y'.repeat(i % 50);
+};
+
+interface Acked {
+  /** New keys and the value acknowledged for each. */
+  kv: Map<string, string>;
+  /** Hot key -> last acknowledged sequence. */
+  hot: Map<string, number>;
+  serials: string[];
+}
+
+/**
+ * Runs the writers until the server goes away; records what was acknowledged. Resolves with
+ * the writers' failures other than the connection lost at the kill.
+ */
+async function writers(base: string, token: string, round: number, acked: Acked): Promise<string[]> {
+  const put = (path: string, body: string) => fetch(`${base}/v1/kv/${path}`, { method: 'PUT', body });
+  const loops: Promise<void>[] = [];
+  for (let w = 0; w < KV_WRITERS; w++) {
+    loops.push(
+      (async () => {
+        for (let i = 0; ; i++) {
+          const key = `crash/r${round}/w${w}/${String(i).padStart(5, '0')}`;
+          const value = valueOf(round, w, i);
+          const r = await put(key, value);
+          if (r.status !== 200 || (await r.text()) !== 'true') throw new Error(`kv put answered ${r.status}`);
+          acked.kv.set(key, value);
+        }
+      })(),
+    );
+  }
+  for (let w = 0; w < HOT_WRITERS; w++) {
+    loops.push(
+      (async () => {
+        const key = `crash/hot/${w}`;
+        for (let seq = (acked.hot.get(key) ?? 0) + 1; ; seq++) {
+          const r = await put(key, String(seq));
+          if (r.status !== 200) throw new Error(`kv put answered ${r.status}`);
+          await r.text();
+          acked.hot.set(key, seq);
+        }
+      })(),
+    );
+  }
+  for (let w = 0; w < PKI_WRITERS; w++) {
+    loops.push(
+      (async () => {
+        for (let i = 0; ; i++) {
+          const r = await fetch(`${base}/v1/pki/issue/crash`, {
+            method: 'POST',
+            headers: { 'x-svc-token': token },
+            body: JSON.stringify({ common_name: `r${round}-${w}-${i}.example.com` }),
+          });
+          if (r.status !== 200) throw new Error(`issue answered ${r.status}`);
+          acked.serials.push(((await r.json()) as { data: { serial_number: string } }).data.serial_number);
+        }
+      })(),
+    );
+  }
+  const ends = await Promise.allSettled(loops);
+  return ends.flatMap((e) => (e.status === 'rejected' && !/fetch failed/.test(String(e.reason)) ? [String(e.reason)] : []));
+}
+
+async function inBatches<T>(items: T[], size: number, fn: (t: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+}
+
+describe('kill -9 of the local service during concurrent writes', () => {
+  it('loses no acknowledged write and leaves no half-written record', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-store-crash-'));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    let server = await start(dataDir, port);
+    const token = readFileSync(join(dataDir, 'root-token'), 'utf8').trim();
+    const setup = async (path: string, body: unknown) => {
+      const r = await fetch(`${base}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': token }, body: JSON.stringify(body) });
+      expect(r.status, path).toBe(200);
+    };
+    await setup('pki/root/generate/internal', { common_name: 'Crash Root', key_type: 'ec', ttl: '8760h' });
+    await setup('pki/roles/crash', { allow_any_name: true, key_type: 'ec', ttl: '1h' });
+
+    const acked: Acked = { kv: new Map(), hot: new Map(), serials: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const delayMs = 100 + Math.floor(Math.random() * 700);
+      const before = acked.kv.size + acked.serials.length;
+      const writing = writers(base, token, round, acked);
+      await new Promise((r) => setTimeout(r, delayMs));
+      await kill(server);
+      const failures = await writing;
+      const context = { round, delayMs, acknowledged: acked.kv.size + acked.serials.length - before };
+      expect({ ...context, failures }).toEqual({ ...context, failures: [] });
+      expect(context.acknowledged, JSON.stringify(context)).toBeGreaterThan(0);
+
+      // The store as the kill left it, before anything else opens it.
+      const store = await LevelStore.open(join(dataDir, 'store'));
+      const check = await checkLevelStore(store);
+      await store.close();
+      expect({ ...context, problems: check.problems }).toEqual({ ...context, problems: [] });
+
+      server = await start(dataDir, port);
+      const kv = [...acked.kv.entries()];
+      const missing: string[] = [];
+      await inBatches(kv, 32, async ([key, value]) => {
+        const r = await fetch(`${base}/v1/kv/${key}?raw`);
+        if (r.status !== 200 || (await r.text()) !== value) missing.push(key);
+      });
+      for (const [key, seq] of acked.hot) {
+        const r = await fetch(`${base}/v1/kv/${key}?raw`);
+        const stored = Number(await r.text());
+        if (!(stored >= seq)) missing.push(`${key}: ${stored} < ${seq}`);
+      }
+      await inBatches(acked.serials, 32, async (serial) => {
+        const r = await fetch(`${base}/v1/pki/cert/${serial}`);
+        if (r.status !== 200) missing.push(`certificate ${serial}`);
+        else await r.arrayBuffer();
+      });
+      expect({ ...context, missing }).toEqual({ ...context, missing: [] });
+    }
+    await kill(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 240_000);
+});
