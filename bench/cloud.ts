@@ -8,8 +8,8 @@
 import { pathToFileURL } from 'node:url';
 import { setLogLevel } from '../lib/log';
 import { call } from '../test/helpers/service';
-import { cloudABench } from '../test/cloud-a/helpers';
-import { cloudBBench, POLICY_DOC } from '../test/cloud-b/helpers';
+import { cloudABench } from '../test/e2e/cloud-a/helpers';
+import { cloudBBench, POLICY_DOC } from '../test/e2e/cloud-b/helpers';
 
 type Step = () => Promise<void>;
 

@@ -14,7 +14,7 @@ import { readCert } from '../../lib/pki/der/cert-reader';
 import { readCsr } from '../../lib/pki/der/csr-reader';
 import { keyOf, parseCertificate, parseCsr } from '../../lib/pki/parse';
 import { onePem } from '../../lib/pki/pem';
-import { makeCsr, openssl, withFiles } from './openssl';
+import { makeCsr, openssl, withFiles } from '../helpers/openssl';
 
 const der = (pem: string) => onePem(pem, ['CERTIFICATE REQUEST'], 'csr');
 

@@ -14,7 +14,7 @@ import { ecdhKey, issuedKeyOf, newEcKey } from '../../lib/pki/public-key';
 import { altNamesOf, gatherNames } from '../../lib/pki/request-names';
 import { randomSerial } from '../../lib/pki/serial';
 import { leafExtensions } from '../../lib/pki/template';
-import { openssl, withFiles } from './openssl';
+import { openssl, withFiles } from '../helpers/openssl';
 
 describe('DER primitives', () => {
   it('encodes lengths in short and long form', () => {

@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { describe, expect, it } from 'vitest';
 import { goX509 } from '../helpers/go-x509';
 import { localhostTls } from '../helpers/pki-cert';
-import { verifyChain } from './openssl';
+import { verifyChain } from '../helpers/openssl';
 
 describe('localhostTls (HTTPS material for local fakes)', () => {
   it('gives a chain openssl and Go verify and that Node TLS accepts for 127.0.0.1', async () => {

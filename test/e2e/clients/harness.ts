@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { EngineModule } from '../../../lib/engines';
 import { serve, type Served } from '../../../lib/local/serve';
 import { pkiEngine } from '../../../lib/pki/engine';
-import { text } from '../../pki/openssl';
+import { text } from '../../helpers/openssl';
 import { call, createTestService, type TestService } from '../../helpers/service';
 
 export interface ClientService {

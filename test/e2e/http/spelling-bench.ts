@@ -14,8 +14,8 @@ import { startCloudAFake, type CloudAFake } from '../../fakes/cloud-a/server';
 import { fakeTls } from '../../fakes/cloud-a/tls';
 import { startCloudBFake, type CloudBFake } from '../../fakes/cloud-b/server';
 import { call, createTestService, type TestService } from '../../helpers/service';
-import { makeCsr } from '../../pki/openssl';
-import { keygen, tempDir } from '../../ssh/helpers/keys';
+import { makeCsr } from '../../helpers/openssl';
+import { keygen, tempDir } from '../../helpers/ssh-keys';
 
 export interface SpellingBench {
   svc: TestService;

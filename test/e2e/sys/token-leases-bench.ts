@@ -13,8 +13,8 @@ import { startCloudAFake, type CloudAFake } from '../../fakes/cloud-a/server';
 import { fakeTls } from '../../fakes/cloud-a/tls';
 import { startCloudBFake, type CloudBFake } from '../../fakes/cloud-b/server';
 import { call, createTestService, type TestService } from '../../helpers/service';
-import { keygen, tempDir } from '../../ssh/helpers/keys';
-import { ensureUser, startSshd, type Sshd } from '../../ssh/helpers/sshd';
+import { keygen, tempDir } from '../../helpers/ssh-keys';
+import { ensureUser, startSshd, type Sshd } from '../../helpers/sshd';
 
 /** The account dynamic SSH keys are installed for (its own, so other SSH tests never share its authorized_keys). */
 export const DYN_USER = 'lktokenlease';

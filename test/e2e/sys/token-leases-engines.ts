@@ -6,8 +6,8 @@
 import { rmSync } from 'node:fs';
 import { expect } from 'vitest';
 import { call } from '../../helpers/service';
-import { text } from '../../pki/openssl';
-import { keygen, tempDir } from '../../ssh/helpers/keys';
+import { text } from '../../helpers/openssl';
+import { keygen, tempDir } from '../../helpers/ssh-keys';
 import type { LeaseBench } from './token-leases-bench';
 
 export interface Issued {
