@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    env: { LOG_LEVEL: 'silent' },
+    env: { LOG_LEVEL: 'silent', AUDIT_DEVICES: 'none' },
   },
 });

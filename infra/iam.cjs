@@ -22,18 +22,19 @@ const DYNAMO_ACTIONS = ['BatchWriteItem', 'DeleteItem', 'GetItem', 'Query', 'Upd
 /**
  * Sealing scopes each function seals and opens (own), and whether it opens `sys` (token checks).
  * `wrapped` is response wrapping's scope (lib/sys/wrapping.ts WRAP_SCOPE): every function built
- * on the engine app may wrap a response; sys also unwraps.
+ * on the engine app may wrap a response; sys also unwraps. `audit` is the audit HMAC key's
+ * (lib/audit/hasher.ts AUDIT_SCOPE): every function that serves HTTP records its requests.
  */
 const SCOPES = {
-  sys: { own: ['sys', 'wrapped'], tokens: false },
+  sys: { own: ['sys', 'wrapped', 'audit'], tokens: false },
   sweeper: { own: ['sys'], tokens: false },
-  catalog: { own: ['catalog'], tokens: true },
-  pki: { own: ['pki/*', 'wrapped'], tokens: true },
+  catalog: { own: ['catalog', 'audit'], tokens: true },
+  pki: { own: ['pki/*', 'wrapped', 'audit'], tokens: true },
   'pki-tidy': { own: ['pki/*'], tokens: false },
-  ssh: { own: ['ssh/*', 'wrapped'], tokens: true },
-  'cloud-a': { own: ['cloud-a/*', 'wrapped'], tokens: true },
+  ssh: { own: ['ssh/*', 'wrapped', 'audit'], tokens: true },
+  'cloud-a': { own: ['cloud-a/*', 'wrapped', 'audit'], tokens: true },
   'cloud-a-rotate': { own: ['cloud-a/*'], tokens: false },
-  'cloud-b': { own: ['cloud-b/*', 'wrapped'], tokens: true },
+  'cloud-b': { own: ['cloud-b/*', 'wrapped', 'audit'], tokens: true },
 };
 const SIGNERS = ['pki', 'pki-tidy'];
 const INVOKERS = ['sys', 'sweeper'];

@@ -76,6 +76,27 @@ export interface Environment {
   localKeyFile?: string;
   logLevel: 'silent' | 'info' | 'debug';
   functionName: string;
+  /** Audit devices (AUDIT_DEVICES): `stdout`, `file:<path>`, comma-separated; `none` for none. Default `stdout`. */
+  audit: AuditSettings;
+}
+
+export type AuditDeviceSetting = { type: 'stdout' } | { type: 'file'; path: string };
+
+export interface AuditSettings {
+  devices: AuditDeviceSetting[];
+  /** AUDIT_LOG_RAW=true: values in clear (the reference's log_raw); off by default. */
+  logRaw: boolean;
+}
+
+export function parseAuditDevices(spec: string): AuditDeviceSetting[] {
+  const out: AuditDeviceSetting[] = [];
+  for (const item of spec.split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (item === 'none') continue;
+    if (item === 'stdout') out.push({ type: 'stdout' });
+    else if (item.startsWith('file:') && item.length > 5) out.push({ type: 'file', path: item.slice(5) });
+    else throw new Error(`AUDIT_DEVICES: unknown device ${JSON.stringify(item)} (expected stdout, file:<path> or none)`);
+  }
+  return out;
 }
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
@@ -89,5 +110,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     ...(env.LOCAL_KEY_FILE ? { localKeyFile: env.LOCAL_KEY_FILE } : {}),
     logLevel: level,
     functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'local',
+    audit: { devices: parseAuditDevices(env.AUDIT_DEVICES ?? 'stdout'), logRaw: env.AUDIT_LOG_RAW === 'true' },
   };
 }

@@ -15,6 +15,9 @@ import type { Credentials } from './aws/sigv4';
 import { leanDynamoApi, type DynamoApi } from './store/dynamo-api';
 import { DynamoStore } from './store/dynamo-store';
 import type { Store } from './store/store';
+import { Auditor } from './audit/auditor';
+import { auditDevices } from './audit/devices';
+import { AuditHasher } from './audit/hasher';
 import { TokenAuthorizer } from './sys/authorizer';
 import { Leases, RevokerRegistry } from './sys/leases';
 import { Policies } from './sys/policies';
@@ -31,6 +34,7 @@ export interface Deps {
   leases: Leases;
   revokers: RevokerRegistry;
   authorizer: Authorizer;
+  audit: Auditor;
   now: () => number;
 }
 
@@ -53,8 +57,9 @@ export function createDeps(parts: DepsParts): Deps {
   // A token's revocation revokes the leases it owns; a lease made for a revoked token is undone.
   tokens.tree.useLeaseRevoker((accessor, deadline) => leases.revokeOwned(accessor, deadline));
   leases.ownerLive = (accessor) => tokens.accessorLive(accessor);
+  const env = parts.env ?? readEnvironment();
   return {
-    env: parts.env ?? readEnvironment(),
+    env,
     mounts: parts.mounts ?? MOUNTS,
     store: parts.store,
     sealer,
@@ -63,6 +68,7 @@ export function createDeps(parts: DepsParts): Deps {
     leases,
     revokers,
     authorizer: new TokenAuthorizer(tokens, policies),
+    audit: new Auditor(auditDevices(env.audit), new AuditHasher(sys, sealer), now),
     now,
   };
 }

@@ -16,6 +16,10 @@ export interface MountRef {
   type: string;
   defaultLeaseTtl: number;
   maxLeaseTtl: number;
+  /** Top-level request data keys the audit log records in clear (the reference's audit_non_hmac_request_keys). */
+  auditClearRequestKeys?: readonly string[];
+  /** Top-level response data keys the audit log records in clear (audit_non_hmac_response_keys). */
+  auditClearResponseKeys?: readonly string[];
 }
 
 /** Who is calling: what the app needs to know of the token a request carries. */

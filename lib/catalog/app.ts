@@ -6,7 +6,8 @@
  */
 import type { Context, Hono } from 'hono';
 import type { Deps } from '../deps';
-import { HttpError, NotFound } from '../errors';
+import { BODY_LIMIT } from '../config';
+import { HttpError, NotFound, PayloadTooLarge } from '../errors';
 import { frontDoor, paramsOf, route, type RequestScope } from '../http/front-door';
 import { readRawBody } from '../http/input';
 import { resolveAccess, type CatalogAccess } from './acl';
@@ -20,10 +21,14 @@ import { catalogToken } from './http/token';
 import { KvStore } from './kv';
 import { ModifyIndex } from './modify-index';
 import { checkDatacenter } from './register-body';
+import { KV_VALUE_LIMIT } from './paths/kv';
 import { catalogRouter } from './routes';
 import { catalogSettings, type CatalogConfig } from './settings';
 
 export const CATALOG_PARTITION = 'catalog';
+
+/** The largest body any catalog route takes (KV values and JSON bodies alike). */
+const MAX_BODY = Math.max(BODY_LIMIT, KV_VALUE_LIMIT);
 
 interface Parts {
   deps: Deps;
@@ -76,24 +81,41 @@ function headersOf(parts: Parts, state: CatalogState, requestId: string) {
 
 const METHODS: Record<string, Method> = { GET: 'GET', HEAD: 'GET', PUT: 'PUT', POST: 'PUT', DELETE: 'DELETE' };
 
+const OPERATION: Record<Method, string> = { GET: 'read', PUT: 'update', DELETE: 'delete' };
+
 async function serve(c: Context, route: CatalogRoute, parts: Parts, state: CatalogState): Promise<Response> {
   const scope = c.get('scope');
   const req = c.req.raw;
   scope.log.path = `${route.prefix}/${route.pattern}`;
+  const audit = scope.audit.request;
+  audit.mountType = 'catalog';
+  audit.mountPoint = `${route.prefix}/`;
   const method = req.method === 'POST' && route.putOnly ? undefined : METHODS[req.method];
   const handler = method && route.methods[method];
   if (!method || !handler) throw new HttpError(405, [`method ${req.method} not allowed`]);
+  audit.operation = OPERATION[method];
+  const query = Object.fromEntries([...scope.url.searchParams].filter(([k]) => k !== 'token'));
+  audit.data = query;
   checkQuery(scope.url.searchParams, parts.settings);
-  const access = await resolveAccess(parts.deps, parts.settings, catalogToken(req.headers, scope.url.searchParams));
-  const reply = await run(req, scope.url, { route, params: paramsOf(c), name: scope.log.path as string }, method, handler, parts, access, state);
+  const token = catalogToken(req.headers, scope.url.searchParams);
+  if (token) audit.clientToken = token;
+  // A write's body is read here, bounded by the largest any route takes, so the request record
+  // holds it (as an HMAC) before the handler acts; each route then applies its own limit.
+  const body = method === 'GET' ? new Uint8Array() : await readRawBody(req, MAX_BODY);
+  if (body.length) audit.data = { ...query, http_raw_body: body };
+  const access = await resolveAccess(parts.deps, parts.settings, token);
+  await scope.audit.record();
+  const reply = await run(scope.url, { route, params: paramsOf(c), name: scope.log.path as string }, method, handler, parts, access, state, body, req.signal);
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();
+  scope.audit.response = reply.raw
+    ? { status: reply.status ?? 200, raw: { body: reply.raw.bytes, contentType: reply.raw.contentType } }
+    : { status: reply.status ?? 200, ...(reply.json !== undefined ? { data: reply.json } : {}) };
   return replyResponse(reply, scope.pretty, headersOf(parts, state, scope.id));
 }
 
 async function run(
-  req: Request,
   url: URL,
   hit: { route: CatalogRoute; params: Record<string, string>; name: string },
   method: Method,
@@ -101,13 +123,15 @@ async function run(
   parts: Parts,
   access: CatalogAccess,
   state: { index?: number },
+  body: Uint8Array,
+  signal: AbortSignal,
 ): Promise<CatalogReply> {
   // The query's expressions are checked before any wait, so a bad one answers at once.
   const where = `/v1/${hit.name}`;
   const filter = compileFilter(url.searchParams.get('filter'), hit.route.filter, where);
   const nodeMeta = nodeMetaFilter(url.searchParams, hit.route.nodeMeta === true, where);
   const block = method === 'GET' && hit.route.blocking ? blockingParams(url.searchParams) : undefined;
-  if (block) await parts.index.waitPast(block.index, block.waitMs, req.signal);
+  if (block) await parts.index.waitPast(block.index, block.waitMs, signal);
   // A read's index is read before the data, so a write the answer misses always moves it further.
   if (method === 'GET') state.index = await parts.index.current();
   return handler({
@@ -116,7 +140,10 @@ async function run(
     filter,
     nodeMeta,
     access,
-    body: (limit) => readRawBody(req, limit),
+    body: async (limit) => {
+      if (body.length > limit) throw new PayloadTooLarge(limit);
+      return body;
+    },
     kv: parts.kv,
     catalog: parts.catalog,
     settings: parts.settings,

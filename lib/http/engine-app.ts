@@ -5,6 +5,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { BODY_LIMIT } from '../config';
+import type { AuditResponse } from '../audit/auditor';
 import type { Deps } from '../deps';
 import { MethodNotAllowed, NotFound } from '../errors';
 import { engineToken, type AccessOp } from './auth';
@@ -46,22 +47,21 @@ export function operationOf(method: string, url: URL): OpName | undefined {
   }
 }
 
-const envelopeRenderer: Renderer = {
-  error: (err, scope) => errorResponse(err.status, err.messages, scope.pretty, scope.id),
-  notFound: (path) => new NotFound(`no handler for route "${path.slice(0, 256)}"`),
-};
+/** The reference envelope's errors; a miss under a known prefix is an unsupported path. */
+function envelopeRenderer(prefixes: string[]): Renderer {
+  return {
+    error: (err, scope) => errorResponse(err.status, err.messages, scope.pretty, scope.id),
+    notFound: (path) =>
+      new NotFound(prefixes.some((p) => path === p || path.startsWith(p + '/')) ? `unsupported path "${path}"` : `no handler for route "${path.slice(0, 256)}"`),
+  };
+}
 
 export function createApp(options: AppOptions): Hono {
-  const app = frontDoor(options.name, envelopeRenderer);
+  const app = frontDoor(options.name, envelopeRenderer(options.routes.map((r) => r.prefix)), options.deps.audit);
   // Longest prefix first, so "auth/token" wins over a hypothetical "auth"; paths as declared.
   for (const set of [...options.routes].sort((a, b) => b.prefix.length - a.prefix.length)) {
     for (const spec of set.paths) route(app, set.prefix, spec.pattern, (c) => serve(c, set, spec, options.deps));
   }
-  // A path under a known prefix that no declaration takes.
-  const prefixes = options.routes.map((r) => r.prefix);
-  const notFound = envelopeRenderer.notFound;
-  envelopeRenderer.notFound = (path) =>
-    prefixes.some((p) => path === p || path.startsWith(p + '/')) ? new NotFound(`unsupported path "${path}"`) : notFound(path);
   return app;
 }
 
@@ -72,23 +72,27 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   const rel = full.slice(set.prefix.length + 1);
   scope.log.mount = set.mount.path;
   scope.log.path = `${set.prefix}/${spec.pattern}`;
+  const audit = scope.audit.request;
+  audit.mountType = set.mount.type;
+  audit.mountPoint = `${set.prefix}/`;
+  if (set.mount.auditClearRequestKeys) audit.clearKeys = set.mount.auditClearRequestKeys;
   const op = operationOf(req.method, scope.url);
+  if (op === 'list') audit.operation = 'list';
   const handler = op && spec.operations[op];
   if (!op || !handler || (req.method === 'HEAD' && spec.readActs)) throw new MethodNotAllowed(req.method);
   const params = paramsOf(c);
 
   const { input, badInput, body } = await decodeInput(req, scope.url, op, spec);
+  audit.data = body ? { http_raw_body: body.body, ...(body.contentType ? { http_content_type: body.contentType } : {}) } : input;
   const part = deps.store.partition(partitionName(set.mount));
   const token = engineToken(req.headers);
+  if (token) audit.clientToken = token;
+  const accessAs = await accessOp(op, spec, { params, mount: set.mount, part, deps });
+  audit.operation = accessAs;
   const principal = spec.unauthenticated?.includes(op)
     ? undefined
-    : await deps.authorizer.authorize({
-        token,
-        path: accessPath(full, op),
-        op: await accessOp(op, spec, { params, mount: set.mount, part, deps }),
-        sudo: spec.sudo?.includes(op) ?? false,
-        data: input,
-      });
+    : await deps.authorizer.authorize({ token, path: accessPath(full, op), op: accessAs, sudo: spec.sudo?.includes(op) ?? false, data: input });
+  if (principal) audit.principal = principal;
   if (badInput) throw badInput;
   // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
   const { data, ignored } = validateFields(spec.fields, input, params, op === 'write' && !body);
@@ -96,6 +100,8 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
   const wrap: WrapContext = { headers: req.headers, deps, path: full, requestId: scope.id, pretty: scope.pretty, input, warning, noWrap: req.method === 'HEAD' };
   if (principal) wrap.principal = principal;
+  // Recorded before anything changes: no audit device, no action (fail closed).
+  await scope.audit.record();
   const result: Result = await withWrapping(wrap, async () =>
     (await handler({
       data,
@@ -111,7 +117,61 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
       ...body,
     })) ?? {},
   );
+  scope.audit.response = auditResponse(result, set.mount);
   return respond(result, scope.id, scope.pretty, warning);
+}
+
+/** What the audit log records of an answer: the envelope's parts, or the raw body (JSON parsed, else hashed whole). */
+function auditResponse(result: Result, mount: MountRef): AuditResponse {
+  const clear = mount.auditClearResponseKeys ? { clearKeys: mount.auditClearResponseKeys } : {};
+  if (result.raw) {
+    const status = result.raw.status ?? 200;
+    if (typeof result.raw.body === 'string' && result.raw.contentType.startsWith('application/json')) {
+      const parsed = parseJson(result.raw.body);
+      if (isEnvelope(parsed)) {
+        return {
+          status,
+          data: parsed.data ?? undefined,
+          ...(parsed.lease_id ? { leaseId: parsed.lease_id } : {}),
+          ...(parsed.auth ? { auth: parsed.auth } : {}),
+          ...(parsed.wrap_info ? { wrapInfo: parsed.wrap_info } : {}),
+          ...(parsed.warnings ? { warnings: parsed.warnings } : {}),
+          ...clear,
+        };
+      }
+      if (parsed !== undefined) return { status, data: parsed, ...clear };
+    }
+    return { status, raw: { body: result.raw.body, contentType: result.raw.contentType } };
+  }
+  return {
+    status: result.status ?? (result.data !== undefined || result.auth !== undefined ? 200 : 204),
+    ...(result.data !== undefined ? { data: result.data } : {}),
+    ...(result.lease ? { leaseId: result.lease.id } : {}),
+    ...(result.auth ? { auth: result.auth } : {}),
+    ...(result.warnings?.length ? { warnings: result.warnings } : {}),
+    ...clear,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+interface EnvelopeLike {
+  request_id: string;
+  data?: unknown;
+  lease_id?: string;
+  auth?: unknown;
+  wrap_info?: unknown;
+  warnings?: string[];
+}
+
+function isEnvelope(v: unknown): v is EnvelopeLike {
+  return typeof v === 'object' && v !== null && 'request_id' in v && 'wrap_info' in v;
 }
 
 interface Decoded {

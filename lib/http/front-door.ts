@@ -7,6 +7,7 @@
  */
 import { Hono, type Context, type Handler } from 'hono';
 import { randomUUID } from 'node:crypto';
+import type { AuditRequest, AuditResponse, Auditor } from '../audit/auditor';
 import { HttpError, httpErrorOf, NotFound } from '../errors';
 import { logError, logInfo } from '../log';
 import { decodedPath, hasPretty } from './request-path';
@@ -18,6 +19,18 @@ export interface RequestScope {
   pretty: boolean;
   /** Fields of the request's log line; a surface adds its own (mount, path pattern). */
   log: Record<string, unknown>;
+  /** The request's audit records: the surface fills in what it learns, the front door writes them. */
+  audit: AuditTrail;
+}
+
+export interface AuditTrail {
+  request: AuditRequest;
+  /** Set by the surface's renderer; a failure is recorded from its status and error. */
+  response?: AuditResponse;
+  error?: string;
+  /** Writes the request record now (before a handler acts); the front door writes it otherwise. */
+  record(): Promise<void>;
+  recorded: boolean;
 }
 
 declare module 'hono' {
@@ -43,7 +56,7 @@ export function routingPath(request: Request): string {
   return decodedPath(request.url).replace(/%/g, '%25');
 }
 
-export function frontDoor(name: string, renderer: Renderer): Hono {
+export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): Hono {
   const app = new Hono({
     getPath: (request) => {
       try {
@@ -57,10 +70,17 @@ export function frontDoor(name: string, renderer: Renderer): Hono {
   app.use(async (c, next) => {
     const started = performance.now();
     const url = new URL(c.req.url);
-    const scope: RequestScope = { id: randomUUID(), url, pretty: hasPretty(url), log: {} };
-    scope.log = { request_id: scope.id, function: name, method: c.req.method };
+    const id = randomUUID();
+    const scope: RequestScope = {
+      id,
+      url,
+      pretty: hasPretty(url),
+      log: { request_id: id, function: name, method: c.req.method },
+      audit: newTrail(c, id, url, auditor),
+    };
     c.set('scope', scope);
     await next();
+    if (auditor?.enabled) await writeAudit(c, scope, renderer, auditor);
     // A HEAD is its GET without the body (Hono routes it as the GET).
     if (c.req.method === 'HEAD' && c.res.body) c.res = new Response(null, c.res);
     scope.log.status = c.res.status;
@@ -71,6 +91,7 @@ export function frontDoor(name: string, renderer: Renderer): Hono {
     const err = httpErrorOf(e);
     const scope = c.get('scope');
     if (err.status >= 500) logError('request-fault', scope.log, err.cause ?? err);
+    scope.audit.error = err.messages.join('; ') || `status ${err.status}`;
     return renderer.error(err, scope);
   });
   app.notFound((c) => {
@@ -81,9 +102,64 @@ export function frontDoor(name: string, renderer: Renderer): Hono {
     } catch (e) {
       err = httpErrorOf(e);
     }
-    return renderer.error(err, c.get('scope'));
+    const scope = c.get('scope');
+    scope.audit.error = err.messages.join('; ') || `status ${err.status}`;
+    return renderer.error(err, scope);
   });
   return app;
+}
+
+const OPERATIONS: Record<string, string> = { GET: 'read', HEAD: 'read', LIST: 'list', POST: 'update', PUT: 'update', DELETE: 'delete' };
+
+function newTrail(c: Context, id: string, url: URL, auditor: Auditor | undefined): AuditTrail {
+  let path: string;
+  try {
+    path = decodedPath(url).replace(/^\/v1\//, '');
+  } catch {
+    path = url.pathname.slice(0, 512);
+  }
+  const userAgent = c.req.header('user-agent');
+  const remoteAddress = remoteAddressOf(c);
+  const trail: AuditTrail = {
+    request: {
+      id,
+      operation: OPERATIONS[c.req.method] ?? c.req.method.toLowerCase(),
+      mountType: '',
+      mountPoint: '',
+      path,
+      ...(userAgent ? { userAgent: userAgent.slice(0, 512) } : {}),
+      ...(remoteAddress ? { remoteAddress } : {}),
+    },
+    recorded: false,
+    async record() {
+      if (!auditor?.enabled || trail.recorded) return;
+      await auditor.request(trail.request);
+      trail.recorded = true;
+    },
+  };
+  return trail;
+}
+
+/** The caller's address: the socket's locally, API Gateway's sourceIp under Lambda. */
+function remoteAddressOf(c: Context): string | undefined {
+  const env = c.env as
+    | { incoming?: { socket?: { remoteAddress?: string } }; event?: { requestContext?: { http?: { sourceIp?: string }; identity?: { sourceIp?: string } } } }
+    | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? env?.event?.requestContext?.http?.sourceIp ?? env?.event?.requestContext?.identity?.sourceIp;
+}
+
+/** The request record if no handler ran (a refusal, a miss), then the response record; a 500 if neither could be written. */
+async function writeAudit(c: Context, scope: RequestScope, renderer: Renderer, auditor: Auditor): Promise<void> {
+  const trail = scope.audit;
+  try {
+    if (!trail.recorded) await auditor.request(trail.request);
+    trail.recorded = true;
+    await auditor.response(trail.request, trail.response ?? { status: c.res.status }, trail.error);
+  } catch (e) {
+    const err = httpErrorOf(e);
+    logError('audit-fault', scope.log, err.cause ?? err);
+    c.res = await renderer.error(err, scope);
+  }
 }
 
 /**

@@ -28,7 +28,8 @@ export function localApp(deps: Deps, engines: EngineModule[]): Hono {
     } catch {
       name = undefined;
     }
-    return (apps.get(name ?? 'sys') ?? sys).fetch(c.req.raw);
+    // The server adaptor's env (the socket, for the audit log's remote address) goes along.
+    return (apps.get(name ?? 'sys') ?? sys).fetch(c.req.raw, c.env);
   });
   return app;
 }

@@ -82,6 +82,8 @@ function storeKind(setting: string | undefined): LocalStoreKind {
 async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps: Deps; close: () => Promise<void> }> {
   const env = { ...readEnvironment(), localKeyFile: join(dataDir, 'local.key') };
   delete env.kmsKeyId;
+  // The local audit device: DATA_DIR/audit.log, unless AUDIT_DEVICES names others.
+  if (process.env.AUDIT_DEVICES === undefined) env.audit = { ...env.audit, devices: [{ type: 'file', path: join(dataDir, 'audit.log') }] };
   if (kind === 'dynalite') {
     const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'db') });
     env.dynamoEndpoint = dynamo.endpoint;

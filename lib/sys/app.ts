@@ -2,6 +2,7 @@
 import type { Deps } from '../deps';
 import { createApp, type RouteSet } from '../http/engine-app';
 import type { MountRef } from '../http/path';
+import { auditPaths } from './paths/audit';
 import { leasePaths } from './paths/leases';
 import { mountPaths } from './paths/mounts';
 import { policyPaths } from './paths/policy';
@@ -24,6 +25,7 @@ export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>, remotePaths?:
         ...mountPaths,
         ...sealStatusPaths,
         ...wrappingPaths,
+        ...auditPaths,
       ],
     },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },

@@ -1,5 +1,5 @@
 /**
- * Initialisation, once per table: the token HMAC key, then a root token, then the marker.
+ * Initialisation, once per table: the token and audit HMAC keys, then a root token, then the marker.
  * Concurrent callers: exactly one gets the root token; the others are told it is done.
  *
  * Deployed, both are reached only through the sys function's internal events (lib/lambda.ts:
@@ -46,6 +46,7 @@ async function createRoot(deps: Deps, path: string): Promise<RootToken & { recor
 export async function initialize(deps: Deps): Promise<RootToken> {
   if (await isInitialized(deps)) throw new BadRequest('the service is already initialized');
   await deps.tokens.ensureKey();
+  await deps.audit.hasher.ensureKey();
   const { rootToken, accessor, record } = await createRoot(deps, 'sys/init');
   try {
     await deps.store.partition('sys').put(MARKER, { time: new Date(deps.now()).toISOString(), root_accessor: accessor }, { ifAbsent: true });

@@ -201,12 +201,13 @@ function callsOf(bundle: string): string[] {
 
 /**
  * The sealing scopes (lib/keys/sealed.ts) each function seals under: its engine's partitions
- * (lib/<engine>/), and `wrapped` for every function that serves requests through the engine app
- * (response wrapping may wrap any of its answers; sys also unwraps).
+ * (lib/<engine>/), `wrapped` for every function that serves requests through the engine app
+ * (response wrapping may wrap any of its answers; sys also unwraps), and `audit` (the audit HMAC
+ * key) for every function that serves HTTP.
  */
 const OWN_SCOPES: Record<string, string[]> = {
-  sys: ['sys', 'wrapped'], sweeper: ['sys'], catalog: ['catalog'], pki: ['pki/*', 'wrapped'], 'pki-tidy': ['pki/*'], ssh: ['ssh/*', 'wrapped'],
-  'cloud-a': ['cloud-a/*', 'wrapped'], 'cloud-a-rotate': ['cloud-a/*'], 'cloud-b': ['cloud-b/*', 'wrapped'],
+  sys: ['sys', 'wrapped', 'audit'], sweeper: ['sys'], catalog: ['catalog', 'audit'], pki: ['pki/*', 'wrapped', 'audit'], 'pki-tidy': ['pki/*'],
+  ssh: ['ssh/*', 'wrapped', 'audit'], 'cloud-a': ['cloud-a/*', 'wrapped', 'audit'], 'cloud-a-rotate': ['cloud-a/*'], 'cloud-b': ['cloud-b/*', 'wrapped', 'audit'],
 };
 const SCHEDULED = ['sweeper', 'pki-tidy', 'cloud-a-rotate'];
 const list = <T,>(v: T | T[]) => (Array.isArray(v) ? v : [v]);

@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('sealing with KMS', () => {
   it('initialises, serves tokens, and a fresh process unseals through KMS Decrypt', async () => {
     const { store, client, table } = await createTestStore();
-    const env = { ...readEnvironment({}), tableName: table };
+    const env = { ...readEnvironment({ AUDIT_DEVICES: 'none' }), tableName: table };
     const deps = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId: 'alias/latchkey-test' }) });
     const { rootToken } = await initialize(deps);
     expect(fake.calls.some((c) => c.operation === 'GenerateDataKey' && c.status === 200)).toBe(true);
@@ -49,7 +49,7 @@ describe('sealing with KMS', () => {
   });
 
   it('the lean client is refused by KMS with a wrong secret, and the error leaks nothing', async () => {
-    const env = readEnvironment({});
+    const env = readEnvironment({ AUDIT_DEVICES: 'none' });
     const bad = kmsApi({ ...env, kmsEndpoint: fake.endpoint }, () => ({ ...fake.credentials, secretAccessKey: 'not-the-secret' }));
     const wrapper = new KmsKeyWrapper({ api: bad, keyId });
     await expect(wrapper.generateDataKey({ service: 'latchkey', scope: 'x' })).rejects.toThrow(/^KMS GenerateDataKey failed: InvalidSignatureException$/);
@@ -57,7 +57,7 @@ describe('sealing with KMS', () => {
 
   it('a KMS outage surfaces as a 500 with a safe message, not a leak', async () => {
     const { store, table } = await createTestStore();
-    const env = { ...readEnvironment({}), tableName: table };
+    const env = { ...readEnvironment({ AUDIT_DEVICES: 'none' }), tableName: table };
     const deps = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId }) });
     const { rootToken } = await initialize(deps);
     const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId }) });

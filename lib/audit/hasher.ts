@@ -1,0 +1,80 @@
+/**
+ * The audit HMAC: every string value of an audited request or response is replaced by
+ * `hmac-sha256:<hex>` under one key per deployment, generated once (at init, or by the first
+ * function that audits) and sealed in the table under its own KMS scope, `audit`. An operator
+ * finds a value in the log by hashing it with `sys/audit-hash/<device>` (the same key).
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { ExistsError } from '../domain-errors';
+import type { SealedValue, Sealer } from '../keys/sealed';
+import type { Partition } from '../store/store';
+
+export const AUDIT_SCOPE = 'audit';
+const KEY = 'config/audit-hmac-key';
+const PREFIX = 'hmac-sha256:';
+
+export class AuditHasher {
+  private key?: Promise<Buffer>;
+
+  constructor(
+    private readonly part: Partition,
+    private readonly sealer: Sealer,
+  ) {}
+
+  /** Creates the key once (the first writer wins; everyone uses the winner's). */
+  async ensureKey(): Promise<Buffer> {
+    this.key ??= this.loadOrCreate();
+    this.key.catch(() => (this.key = undefined));
+    return this.key;
+  }
+
+  private async loadOrCreate(): Promise<Buffer> {
+    const found = await this.part.get<SealedValue>(KEY);
+    if (found) return this.sealer.open(found.value, KEY);
+    const sealed = await this.sealer.seal(randomBytes(32), AUDIT_SCOPE, KEY);
+    try {
+      await this.part.put(KEY, { ...sealed }, { ifAbsent: true });
+    } catch (e) {
+      if (!(e instanceof ExistsError)) throw e;
+    }
+    const winner = await this.part.get<SealedValue>(KEY);
+    if (!winner) throw new Error('the audit key was not stored');
+    return this.sealer.open(winner.value, KEY);
+  }
+
+  async hash(value: string): Promise<string> {
+    return hashWith(await this.ensureKey(), value);
+  }
+
+  /** A function that hashes with the loaded key, for the many values of one record. */
+  async hashFn(): Promise<(value: string) => string> {
+    const key = await this.ensureKey();
+    return (value) => hashWith(key, value);
+  }
+}
+
+function hashWith(key: Buffer, value: string): string {
+  return PREFIX + createHmac('sha256', key).update(value).digest('hex');
+}
+
+/**
+ * A copy of `value` with every string replaced by its HMAC: in objects and arrays at any depth,
+ * except the values of top-level keys listed in `clear` (the mount's non-HMAC keys). Numbers,
+ * booleans and null stay as they are; bytes are hashed as their base64 text.
+ */
+export function hashStrings(value: unknown, hash: (s: string) => string, clear: readonly string[] = []): unknown {
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return hash(v);
+    if (v instanceof Uint8Array) return hash(Buffer.from(v).toString('base64'));
+    if (typeof v === 'bigint') return v.toString();
+    if (v === null || typeof v !== 'object') return v;
+    if (depth > 32) return hash(JSON.stringify(v) ?? '');
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      Object.defineProperty(out, k, { value: depth === 0 && clear.includes(k) ? x : walk(x, depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  return walk(value, 0);
+}
