@@ -23,6 +23,8 @@ export interface Mount {
   description: string;
   defaultLeaseTtl: number;
   maxLeaseTtl: number;
+  auditClearRequestKeys?: readonly string[];
+  auditClearResponseKeys?: readonly string[];
 }
 
 export interface CatalogSettings {
@@ -38,6 +40,17 @@ interface MountEntry {
   description?: string;
   default_lease_ttl?: string | number;
   max_lease_ttl?: string | number;
+  audit_non_hmac_request_keys?: string[];
+  audit_non_hmac_response_keys?: string[];
+}
+
+const MOUNT_KEYS = ['path', 'type', 'description', 'default_lease_ttl', 'max_lease_ttl', 'audit_non_hmac_request_keys', 'audit_non_hmac_response_keys'];
+
+/** A list of key names, or undefined; anything else is refused (a setting never silently ignored). */
+function keyList(mount: string, name: string, v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`mount ${mount}: ${name} must be a list of key names`);
+  return v as string[];
 }
 
 /** First path segments that belong to sys and the catalog, never to a mount. */
@@ -50,13 +63,19 @@ export function parseMounts(entries: MountEntry[]): Mount[] {
     if (!ENGINE_TYPES.includes(e.type)) throw new Error(`mount ${e.path}: unknown type ${e.type}`);
     if (seen.has(e.path) || RESERVED.includes(e.path)) throw new Error(`mount path ${e.path} is taken`);
     seen.add(e.path);
+    const unknown = Object.keys(e).filter((k) => !MOUNT_KEYS.includes(k));
+    if (unknown.length) throw new Error(`mount ${e.path}: unknown settings ${unknown.join(', ')}`);
     const ttl = (v: string | number | undefined, d: number) => (v === undefined ? d : (parseDuration(v) ?? d));
+    const clearRequest = keyList(e.path, 'audit_non_hmac_request_keys', e.audit_non_hmac_request_keys);
+    const clearResponse = keyList(e.path, 'audit_non_hmac_response_keys', e.audit_non_hmac_response_keys);
     return {
       path: e.path,
       type: e.type as EngineType,
       description: e.description ?? '',
       defaultLeaseTtl: ttl(e.default_lease_ttl, SYSTEM_DEFAULT_LEASE_TTL),
       maxLeaseTtl: ttl(e.max_lease_ttl, SYSTEM_MAX_LEASE_TTL),
+      ...(clearRequest ? { auditClearRequestKeys: clearRequest } : {}),
+      ...(clearResponse ? { auditClearResponseKeys: clearResponse } : {}),
     };
   });
 }

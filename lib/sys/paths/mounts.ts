@@ -15,7 +15,7 @@ export function mountInfo(m: Mount): Record<string, unknown> {
   const id = createHash('sha256').update(`mount:${m.path}`).digest('hex');
   return {
     accessor: `${m.type}_${id.slice(0, 8)}`,
-    config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false },
+    config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, ...auditKeys(m) },
     description: m.description,
     external_entropy_access: false,
     local: false,
@@ -28,6 +28,12 @@ export function mountInfo(m: Mount): Record<string, unknown> {
     uuid: `${id.slice(8, 16)}-${id.slice(16, 20)}-${id.slice(20, 24)}-${id.slice(24, 28)}-${id.slice(28, 40)}`,
   };
 }
+
+/** The mount's audit non-HMAC keys, in the reference's tune names, when set. */
+const auditKeys = (m: Mount) => ({
+  ...(m.auditClearRequestKeys ? { audit_non_hmac_request_keys: m.auditClearRequestKeys } : {}),
+  ...(m.auditClearResponseKeys ? { audit_non_hmac_response_keys: m.auditClearResponseKeys } : {}),
+});
 
 function mountOf(req: Req<typeof fields>): Mount {
   const path = req.data.path.replace(/\/+$/, '');
@@ -60,7 +66,7 @@ export const mountPaths = [
     operations: {
       read: async (req) => {
         const m = mountOf(req);
-        const data = { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, description: m.description, options: null };
+        const data = { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, description: m.description, options: null, ...auditKeys(m) };
         return withTopLevelData({ data });
       },
       write: deployed,
