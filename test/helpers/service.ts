@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { createDeps, type Deps } from '../../lib/deps';
-import { readEnvironment, type Mount } from '../../lib/config';
+import { parseAuditDevices, readEnvironment, type Mount } from '../../lib/config';
 import type { EngineModule } from '../../lib/engines';
 import { localApp } from '../../lib/local/app';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
@@ -32,7 +32,8 @@ export interface TestServiceOptions {
 export async function createTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const { store, client, table } = await createTestStore();
   const deps = createDeps({
-    env: { ...readEnvironment({}), tableName: table },
+    // Audit devices as the test process names them (vitest.config.ts: none), not the stdout default.
+    env: { ...readEnvironment({}), tableName: table, audit: { devices: parseAuditDevices(process.env.AUDIT_DEVICES ?? 'none'), logRaw: process.env.AUDIT_LOG_RAW === 'true' } },
     store,
     wrapper: new LocalKeyWrapper(randomBytes(32)),
     ...(options.now ? { now: options.now } : {}),
