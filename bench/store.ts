@@ -1,11 +1,14 @@
 /**
- * Store throughput on the embedded persistent dynalite (LevelDB under a temp dir): single-item
- * put and get, sequential and with a few requests in flight.
+ * Store throughput, single-item put and get, sequential and with a few requests in flight, on
+ * the local service's two persistent stores under a temp dir: the embedded store (LevelDB in
+ * process, fsynced group commits; also without fsync, to show what the sync costs) and the
+ * dynalite store (DynamoDB protocol over HTTP to dynalite on LevelDB, SDK client).
  *
- *   npx tsx bench/store.ts            (about 5 s per measurement)
+ *   npx tsx bench/store.ts            (about 5 s per measurement; every engine)
  *   BENCH_SECONDS=2 npx tsx bench/store.ts
  *
- * Importable: `run()` returns the figures without printing; `formatTable()` renders them.
+ * Importable: `run()` returns the figures without printing (default engine: the embedded
+ * store, as `npm start` runs it); `formatTable()` renders them.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoStore } from '../lib/store/dynamo-store';
+import { LevelStore } from '../lib/store/level-store';
 import { sdkDynamoApi } from '../lib/store/sdk-api';
 import { startEmbeddedDynamo } from '../lib/store/embedded';
 import { ensureTable } from '../lib/store/setup';
@@ -28,8 +32,16 @@ export interface Measurement {
   p99Ms: number;
 }
 
+export type StoreEngine = 'level' | 'level-nosync' | 'dynalite';
+
+const ENGINE_NAMES: Record<StoreEngine, string> = {
+  level: 'embedded store (LevelDB in process, fsync per group commit)',
+  'level-nosync': 'embedded store without fsync (not what runs: the cost of the sync)',
+  dynalite: 'dynalite (persistent, LevelDB, over HTTP, SDK client)',
+};
+
 export interface StoreBenchResult {
-  engine: 'dynalite (persistent, LevelDB)';
+  engine: string;
   durationMs: number;
   valueBytes: number;
   results: Measurement[];
@@ -40,6 +52,8 @@ export interface StoreBenchOptions {
   durationMs?: number;
   /** Requests in flight for the concurrent measurements. */
   concurrency?: number;
+  /** Default: the embedded store. */
+  engine?: StoreEngine;
 }
 
 const VALUE: Json = {
@@ -48,10 +62,12 @@ const VALUE: Json = {
   metadata: { created: '2026-01-01T00:00:00Z', version: 3, tags: ['bench', 'store'] },
 };
 
-export async function run(options: StoreBenchOptions = {}): Promise<StoreBenchResult> {
-  const durationMs = options.durationMs ?? 5_000;
-  const concurrency = options.concurrency ?? 8;
-  const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-store-'));
+/** A partition of a fresh store of `engine` under `dir`, and how to close it. */
+async function openEngine(engine: StoreEngine, dir: string): Promise<{ part: Partition; close: () => Promise<void> }> {
+  if (engine !== 'dynalite') {
+    const store = await LevelStore.open(dir, { sync: engine === 'level' });
+    return { part: store.partition('bench'), close: () => store.close() };
+  }
   const server = await startEmbeddedDynamo({ path: dir });
   const client = new DynamoDBClient({
     endpoint: server.endpoint,
@@ -59,10 +75,23 @@ export async function run(options: StoreBenchOptions = {}): Promise<StoreBenchRe
     credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
     maxAttempts: 1,
   });
+  await ensureTable(client, 'bench');
+  return {
+    part: new DynamoStore(sdkDynamoApi(client), 'bench').partition('bench'),
+    close: async () => {
+      client.destroy();
+      await server.close();
+    },
+  };
+}
+
+export async function run(options: StoreBenchOptions = {}): Promise<StoreBenchResult> {
+  const durationMs = options.durationMs ?? 5_000;
+  const concurrency = options.concurrency ?? 8;
+  const engine = options.engine ?? 'level';
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-store-'));
+  const { part, close } = await openEngine(engine, dir);
   try {
-    const table = 'bench';
-    await ensureTable(client, table);
-    const part = new DynamoStore(sdkDynamoApi(client), table).partition('bench');
 
     // Warm up connections, the JIT and the LevelDB files.
     await measure(part, 'put', 4, 300, new KeySpace('warm'));
@@ -78,14 +107,13 @@ export async function run(options: StoreBenchOptions = {}): Promise<StoreBenchRe
       results.push(await measure(part, 'get', c, durationMs, written[i]!.reader()));
     }
     return {
-      engine: 'dynalite (persistent, LevelDB)',
+      engine: ENGINE_NAMES[engine],
       durationMs,
       valueBytes: Buffer.byteLength(JSON.stringify(VALUE)),
       results,
     };
   } finally {
-    client.destroy();
-    await server.close();
+    await close();
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -159,6 +187,6 @@ export function formatTable(r: StoreBenchResult): string {
 const entry = process.argv[1];
 if (entry && import.meta.url === pathToFileURL(entry).href) {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  const result = await run({ durationMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 5) * 1000 });
-  console.log(formatTable(result));
+  const durationMs = (Number.isFinite(seconds) && seconds > 0 ? seconds : 5) * 1000;
+  for (const engine of ['level', 'level-nosync', 'dynalite'] as const) console.log(formatTable(await run({ durationMs, engine })) + '\n');
 }

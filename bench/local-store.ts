@@ -1,0 +1,245 @@
+/**
+ * The local service on its two stores, side by side in one run (issue 18): the dynalite store
+ * (LOCAL_STORE=dynalite: DynamoDB protocol over HTTP to dynalite on LevelDB, in process) and the
+ * embedded store (the default: LevelDB in process, group-committed fsynced batches).
+ *
+ * Both servers run at once, each in its own process (one Node thread, bench/_local-server.ts),
+ * and are measured in interleaved rounds by the same keep-alive node:http client (bench/_http.ts);
+ * medians are reported, and ratios are medians of per-round ratios. Per round and server:
+ *  - PKI `issue` EC P-256, `no_store` and stored, 4 clients (as bench/pki.ts);
+ *  - SSH `sign` with an Ed25519 CA (one lease write per certificate), 8 clients;
+ *  - catalog KV `PUT` of new keys, 8 clients;
+ * and `cfssl serve` `newcert` EC P-256 (GOMAXPROCS=1, Debian golang-cfssl), 4 clients, next to
+ * the embedded store's `no_store` issue, when cfssl is installed.
+ *
+ *   npx tsx bench/local-store.ts          (BENCH_ROUNDS=5, BENCH_SECONDS=2 per measurement)
+ *   BENCH_PROFILE=/tmp/prof npx tsx bench/local-store.ts
+ *       then also profiles (node --cpu-prof) a third server, embedded store, under HTTP issue
+ *       no_store alone for 10 s, and prints the functions with the most self time
+ *       (BENCH_PROFILE_LOAD=issueStored|sshSign|kvPut profiles that load instead;
+ *       BENCH_ROUNDS=0 profiles only).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { caller, median, send } from './_http';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const STORES = ['dynalite', 'level'] as const;
+type StoreKind = (typeof STORES)[number];
+
+interface Server {
+  url: string;
+  token: string;
+  child: ChildProcess;
+  /** Lines the server printed after its first. */
+  lines: string[];
+}
+
+function startServer(store: StoreKind, nodeArgs: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), store], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'silent', SWEEP_INTERVAL_MS: '3600000', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    let server: Server | undefined;
+    child.stdout.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const line of lines) {
+        if (server) server.lines.push(line);
+        else {
+          const { url, token } = JSON.parse(line) as { url: string; token: string };
+          server = { url, token, child, lines: [] };
+          resolve(server);
+        }
+      }
+    });
+    child.once('exit', () => reject(new Error(`the ${store} server exited`)));
+  });
+}
+
+function stopServer(s: Server): Promise<void> {
+  return new Promise((resolve) => {
+    s.child.once('exit', () => resolve());
+    s.child.kill('SIGTERM');
+  });
+}
+
+/** Requests per second of `concurrency` loops calling `one` for `seconds`. */
+async function rateFor(seconds: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
+  let n = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        await one();
+        n++;
+      }
+    }),
+  );
+  return n / ((performance.now() - started) / 1000);
+}
+
+interface Load {
+  issueNoStore: () => Promise<unknown>;
+  issueStored: () => Promise<unknown>;
+  sshSign: () => Promise<unknown>;
+  kvPut: () => Promise<unknown>;
+}
+
+async function prepare(s: Server, userKey: string, label: string): Promise<Load> {
+  const auth = { 'x-svc-token': s.token };
+  const post = (path: string, body: unknown) => caller(`${s.url}/v1/${path}`, 'POST', auth, body);
+  await post('pki/root/generate/internal', { common_name: 'Bench Root', key_type: 'ec', ttl: '8760h' })();
+  const role = { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' };
+  await post('pki/roles/nostore', { ...role, no_store: true })();
+  await post('pki/roles/stored', role)();
+  await post('ssh/config/ca', { key_type: 'ed25519' })();
+  await post('ssh/roles/bench', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', ttl: '30m' })();
+  let next = 0;
+  return {
+    issueNoStore: post('pki/issue/nostore', { common_name: 'www.example.com' }),
+    issueStored: post('pki/issue/stored', { common_name: 'www.example.com' }),
+    sshSign: post('ssh/sign/bench', { public_key: userKey, valid_principals: 'alice' }),
+    kvPut: async () => {
+      const r = await send(`${s.url}/v1/kv/bench/${label}/${String(next++).padStart(8, '0')}`, 'PUT', {}, '{"url":"postgres://db.internal:5432/app","pool":20}');
+      if (r.status !== 200) throw new Error(`kv PUT answered ${r.status}`);
+    },
+  };
+}
+
+/** cfssl serve on one core with a fresh EC CA; undefined when golang-cfssl is not installed. */
+async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
+  try {
+    execFileSync('cfssl', ['version'], { stdio: 'ignore' });
+    execFileSync('openssl', ['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', join(dir, 'ca-key.pem'), '-out', join(dir, 'ca.pem'), '-subj', '/CN=cfssl bench CA', '-days', '30'], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const port = 20_000 + Math.floor(Math.random() * 2000);
+  const child = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } });
+  const newcert = caller(`http://127.0.0.1:${port}/api/v1/cfssl/newcert`, 'POST', {}, { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
+  for (let i = 0; ; i++) {
+    try {
+      await newcert();
+      return { newcert, stop: () => child.kill() };
+    } catch (e) {
+      if (i > 100) {
+        child.kill();
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+type Metric = keyof Load;
+const METRICS: { metric: Metric; clients: number; label: string }[] = [
+  { metric: 'issueNoStore', clients: 4, label: 'HTTP PKI issue EC P-256 no_store, 4 clients' },
+  { metric: 'issueStored', clients: 4, label: 'HTTP PKI issue EC P-256 stored, 4 clients' },
+  { metric: 'sshSign', clients: 8, label: 'HTTP SSH sign Ed25519 CA (lease written), 8 clients' },
+  { metric: 'kvPut', clients: 8, label: 'HTTP catalog KV PUT (new keys), 8 clients' },
+];
+
+export async function run(): Promise<Record<string, number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-bench-local-store-'));
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'user')]);
+  const userKey = readFileSync(join(dir, 'user.pub'), 'utf8');
+  const figures = ROUNDS > 0 ? await compare(dir, userKey) : {};
+  if (process.env.BENCH_PROFILE) await profile(process.env.BENCH_PROFILE, userKey);
+  rmSync(dir, { recursive: true, force: true });
+  return figures;
+}
+
+/** Both stores (and cfssl) in interleaved rounds; prints and returns the figures. */
+async function compare(dir: string, userKey: string): Promise<Record<string, number>> {
+  const servers = { dynalite: await startServer('dynalite'), level: await startServer('level') };
+  const cfssl = await startCfssl(dir);
+  const figures: Record<string, number> = {};
+  try {
+    const loads = { dynalite: await prepare(servers.dynalite, userKey, 'dynalite'), level: await prepare(servers.level, userKey, 'level') };
+    // Warm both servers' JIT (and cfssl) before measuring.
+    for (const store of STORES) for (const { metric, clients } of METRICS) await rateFor(1, clients, loads[store][metric]);
+    if (cfssl) await rateFor(1, 4, cfssl.newcert);
+
+    const got: Record<string, number[]> = {};
+    const add = (k: string, v: number) => (got[k] ??= []).push(v);
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const store of STORES) {
+        for (const { metric, clients } of METRICS) add(`${store}:${metric}`, await rateFor(SECONDS, clients, loads[store][metric]));
+      }
+      if (cfssl) add('cfssl', await rateFor(SECONDS, 4, cfssl.newcert));
+    }
+    for (const { metric, label } of METRICS) {
+      for (const store of STORES) figures[`${label} [${store}] (req/s)`] = median(got[`${store}:${metric}`]!);
+    }
+    for (const store of STORES) {
+      const stored = got[`${store}:issueStored`]!;
+      figures[`stored issue / no_store issue [${store}] (%)`] = 100 * median(stored.map((x, i) => x / got[`${store}:issueNoStore`]![i]!));
+    }
+    if (cfssl) {
+      figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients (req/s)'] = median(got.cfssl!);
+      figures['HTTP issue no_store [level] / cfssl, per-round ratio (x100)'] = 100 * median(got.cfssl!.map((c, i) => got['level:issueNoStore']![i]! / c));
+    }
+    for (const [k, v] of Object.entries(got)) console.log(`rounds ${k}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
+  } finally {
+    cfssl?.stop();
+    await stopServer(servers.dynalite);
+    await stopServer(servers.level);
+  }
+  const stats = servers.level.lines.map((l) => JSON.parse(l) as { batches: number; plans: number }).at(-1);
+  if (stats) figures['embedded store: writes per fsynced batch, whole run (x100)'] = (100 * stats.plans) / Math.max(1, stats.batches);
+  for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(72)} ${v.toFixed(0)}`);
+  return figures;
+}
+
+/** Profiles the embedded-store server under one load alone (HTTP issue no_store by default); prints the top self times. */
+async function profile(profDir: string, userKey: string): Promise<void> {
+  const which = METRICS.find((m) => m.metric === (process.env.BENCH_PROFILE_LOAD ?? 'issueNoStore')) ?? METRICS[0]!;
+  const s = await startServer('level', ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+  const load = await prepare(s, userKey, 'profile');
+  await rateFor(2, which.clients, load[which.metric]);
+  const r = await rateFor(10, which.clients, load[which.metric]);
+  await stopServer(s);
+  // One profile per thread (tsx's loader has its own): the main thread's is the largest.
+  const file = readdirSync(profDir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => ({ f, size: statSync(join(profDir, f)).size }))
+    .sort((a, b) => b.size - a.size)[0]!.f;
+  console.log(`\nprofile ${join(profDir, file)}: ${which.label}, ${r.toFixed(0)} req/s under the profiler`);
+  for (const row of topSelf(JSON.parse(readFileSync(join(profDir, file), 'utf8')) as CpuProfile, 25)) console.log(row);
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The `n` functions with the most self time, as "percent  function  file:line" lines. */
+function topSelf(p: CpuProfile, n: number): string[] {
+  const byId = new Map(p.nodes.map((node) => [node.id, node.callFrame]));
+  const self = new Map<string, number>();
+  let total = 0;
+  p.samples.forEach((id, i) => {
+    const f = byId.get(id)!;
+    const where = f.url ? `${f.url.replace(/^file:\/\/.*?\/(node_modules|lib|bench)\//, '$1/')}:${f.lineNumber + 1}` : '';
+    const key = `${f.functionName || '(anonymous)'}  ${where}`;
+    const dt = p.timeDeltas[i] ?? 0;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    total += dt;
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();
