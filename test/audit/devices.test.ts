@@ -1,0 +1,86 @@
+/**
+ * Audit devices: the file device appends whole lines (mode 0600), recreates a removed file,
+ * and throws when it cannot write (a directory in its place); the stdout device writes to the
+ * process's standard output; AUDIT_DEVICES names them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditDevices, fileDevice, stdoutDevice } from '../../lib/audit/devices';
+import { parseAuditDevices, readEnvironment } from '../../lib/config';
+
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-audit-devices-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('file device', () => {
+  it('appends lines to a file it creates with mode 0600', () => {
+    const path = join(dir, 'a.log');
+    const d = fileDevice(path);
+    d.write('{"n":1}\n');
+    d.write('{"n":2}\n');
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(d).toMatchObject({ path: 'file/', type: 'file', options: { file_path: path, log_raw: 'false' } });
+  });
+
+  it('recreates a removed (rotated) file on the next write', () => {
+    const path = join(dir, 'rotated.log');
+    const d = fileDevice(path);
+    d.write('one\n');
+    rmSync(path);
+    d.write('two\n');
+    expect(readFileSync(path, 'utf8')).toBe('two\n');
+  });
+
+  it('writes multi-byte text whole', () => {
+    const path = join(dir, 'utf8.log');
+    const line = JSON.stringify({ s: 'é€😀'.repeat(20_000) }) + '\n';
+    fileDevice(path).write(line);
+    expect(readFileSync(path, 'utf8')).toBe(line);
+  });
+
+  it('throws when a directory stands where the file should be', () => {
+    const path = join(dir, 'blocked.log');
+    mkdirSync(path);
+    expect(() => fileDevice(path).write('x\n')).toThrow(/EISDIR/);
+  });
+
+  it('throws when the directory does not exist', () => {
+    expect(() => fileDevice(join(dir, 'missing', 'a.log')).write('x\n')).toThrow(/ENOENT/);
+  });
+});
+
+describe('stdout device', () => {
+  it("writes its lines to the process's standard output", () => {
+    const script = `import { stdoutDevice } from './lib/audit/devices.ts'; stdoutDevice().write('{"type":"request"}\\n'); stdoutDevice().write('{"type":"response"}\\n');`;
+    const out = execFileSync(join(import.meta.dirname, '../../node_modules/.bin/tsx'), ['--eval', script], { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' });
+    expect(out).toBe('{"type":"request"}\n{"type":"response"}\n');
+    expect(stdoutDevice({ logRaw: true })).toMatchObject({ path: 'stdout/', type: 'stdout', options: { log_raw: 'true' } });
+  });
+});
+
+describe('AUDIT_DEVICES', () => {
+  it('defaults to stdout, names files, and takes none for no device', () => {
+    expect(readEnvironment({}).audit).toEqual({ devices: [{ type: 'stdout' }], logRaw: false });
+    expect(readEnvironment({ AUDIT_DEVICES: 'none' }).audit.devices).toEqual([]);
+    expect(readEnvironment({ AUDIT_DEVICES: 'stdout, file:/var/log/a.log', AUDIT_LOG_RAW: 'true' }).audit).toEqual({
+      devices: [{ type: 'stdout' }, { type: 'file', path: '/var/log/a.log' }],
+      logRaw: true,
+    });
+  });
+
+  it('refuses an unknown device, naming it', () => {
+    expect(() => parseAuditDevices('syslog')).toThrow(/AUDIT_DEVICES: unknown device "syslog"/);
+    expect(() => parseAuditDevices('file:')).toThrow(/unknown device "file:"/);
+  });
+
+  it('builds the devices it names, log_raw on every one when set', () => {
+    const devices = auditDevices({ devices: [{ type: 'stdout' }, { type: 'file', path: join(dir, 'b.log') }], logRaw: true });
+    expect(devices.map((d) => [d.path, d.options.log_raw])).toEqual([
+      ['stdout/', 'true'],
+      ['file/', 'true'],
+    ]);
+  });
+});
