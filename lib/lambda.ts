@@ -50,6 +50,7 @@ function logGatewayRequest(event: unknown, response: unknown): void {
 
 /** A Lambda handler: API Gateway events to `app`, internal events to their handler (else an error). */
 export function lambdaHandler(app: Hono, internal: InternalHandlers): LambdaHandler {
+  // hono/aws-lambda types its handler per event shape (v1, v2, ALB); API Gateway sends one of them.
   const http = handle(app) as unknown as LambdaHandler;
   return async (event, context) => {
     if (!isInternal(event)) {

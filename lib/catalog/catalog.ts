@@ -8,11 +8,10 @@
  * steps leaves a record that repeating the request (register or deregister) completes.
  */
 import { BadRequest } from '../errors';
-import type { Json, Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import type { ModifyIndex } from './modify-index';
 import type { CheckRecord, Deregistration, NodeRecord, Registration, ServiceRecord } from './records';
 
-const json = (v: object) => v as unknown as Json;
 const nodeKey = (n: string) => `node/${n}`;
 const byNode = (n: string, id: string) => `nsvc/${n}/${id}`;
 const byName = (s: ServiceRecord) => `sname/${s.service}/${s.node}/${s.id}`;
@@ -72,7 +71,7 @@ export class Catalog {
     for (const [i, c] of r.checks.entries()) {
       const old = await this.check(r.node, c.checkId);
       const rec: CheckRecord = { ...c, node: r.node, serviceName: serviceNames[i] ?? '', createIndex: old?.createIndex ?? idx, modifyIndex: idx };
-      await this.part.put(checkKey(r.node, c.checkId), json(rec));
+      await this.part.put(checkKey(r.node, c.checkId), rec);
     }
     await this.index.settle();
   }
@@ -97,15 +96,15 @@ export class Catalog {
       modifyIndex: idx,
     };
     if (existing && same(existing, next, ['createIndex', 'modifyIndex'])) return;
-    await this.part.put(nodeKey(r.node), json(next));
+    await this.part.put(nodeKey(r.node), next);
   }
 
   private async putService(s: ServiceRecord): Promise<void> {
     const old = await this.service(s.node, s.id);
     if (old && same(old, s, ['createIndex', 'modifyIndex'])) return;
     const rec = { ...s, createIndex: old?.createIndex ?? s.createIndex };
-    await this.part.put(byNode(s.node, s.id), json(rec));
-    await this.part.put(byName(rec), json(rec));
+    await this.part.put(byNode(s.node, s.id), rec);
+    await this.part.put(byName(rec), rec);
     if (old && old.service !== s.service) await this.part.delete(byName(old));
   }
 

@@ -158,7 +158,7 @@ export class KvStore {
     const v = item.value;
     return {
       key: item.key.slice(PREFIX.length),
-      value: v.value ? await this.sealer.open(v.value as unknown as SealedValue, item.key) : null,
+      value: v.value ? await this.sealer.open(v.value as SealedValue, item.key) : null,
       flags: typeof v.flags === 'string' ? BigInt(v.flags) : v.flags,
       createIndex: v.createIndex,
       modifyIndex: v.modifyIndex,

@@ -1,7 +1,7 @@
 /** The catalog's stored records (camelCase inside; wire shapes are in shapes.ts). */
 export type StringMap = Record<string, string>;
 
-export interface NodeRecord {
+export type NodeRecord = {
   id: string;
   node: string;
   address: string;
@@ -10,14 +10,14 @@ export interface NodeRecord {
   meta: StringMap | null;
   createIndex: number;
   modifyIndex: number;
-}
+};
 
-export interface ServiceAddress {
+export type ServiceAddress = {
   address: string;
   port: number;
-}
+};
 
-export interface ServiceInput {
+export type ServiceInput = {
   id: string;
   service: string;
   tags: string[];
@@ -26,29 +26,29 @@ export interface ServiceInput {
   meta: StringMap | null;
   port: number;
   enableTagOverride: boolean;
-}
+};
 
-export interface ServiceRecord extends ServiceInput {
+export type ServiceRecord = ServiceInput & {
   node: string;
   createIndex: number;
   modifyIndex: number;
-}
+};
 
-export interface CheckInput {
+export type CheckInput = {
   checkId: string;
   name: string;
   status: 'passing' | 'warning' | 'critical' | 'maintenance';
   notes: string;
   output: string;
   serviceId: string;
-}
+};
 
-export interface CheckRecord extends CheckInput {
+export type CheckRecord = CheckInput & {
   node: string;
   serviceName: string;
   createIndex: number;
   modifyIndex: number;
-}
+};
 
 export interface Registration {
   node: string;

@@ -79,6 +79,7 @@ function coercion<T>(fn: (v: unknown) => T | undefined, message: string): z.ZodM
       }
       return out;
     }),
+    // zod/mini types a pipe by its input (unknown) too; its output is T, which callers need.
   ) as unknown as z.ZodMiniType<T>;
 }
 

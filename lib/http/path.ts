@@ -96,5 +96,8 @@ export interface PathSpec<F extends Fields = Fields> {
 export { partitionName } from '../mount-partition';
 
 export function definePath<F extends Fields>(spec: PathSpec<F>): PathSpec {
+  // The one erasure of a path's field types: its handlers take `Req<F>`, and a handler of a
+  // narrower request is not assignable to one of any request (parameter variance). The edge
+  // validates the input against the same `fields` before it calls the handler, so F holds.
   return spec as unknown as PathSpec;
 }

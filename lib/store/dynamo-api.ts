@@ -44,6 +44,7 @@ function attrFromWire(a: Wire): AttributeValue {
   if (Array.isArray(a.BS)) return { BS: a.BS.map((b: string) => Buffer.from(b, 'base64')) };
   if (Array.isArray(a.L)) return { L: a.L.map((x: Wire) => attrFromWire(x)) };
   if (a.M && typeof a.M === 'object') return { M: itemFromWire(a.M as Wire)! };
+  // Scalars (S, N, BOOL, NULL, SS, NS) have the same shape on the wire as in the SDK's union.
   return a as unknown as AttributeValue;
 }
 

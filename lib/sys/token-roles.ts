@@ -5,10 +5,10 @@
  */
 import { SYSTEM_MAX_LEASE_TTL } from '../config';
 import { BadRequest } from '../errors';
-import type { Json, Partition } from '../store/store';
+import type { Partition } from '../store/store';
 import { sanitizePolicies, uniqueLower } from './token-policies';
 
-export interface TokenRole {
+export type TokenRole = {
   name: string;
   allowedPolicies: string[];
   disallowedPolicies: string[];
@@ -30,7 +30,7 @@ export interface TokenRole {
   tokenType: 'default-service' | 'service';
   tokenNoDefaultPolicy: boolean;
   tokenNumUses: number;
-}
+};
 
 /** A role write: absent fields keep their value on update and take the default on create. */
 export interface RoleInput {
@@ -149,7 +149,7 @@ export class TokenRoles {
   }
 
   async put(role: TokenRole): Promise<void> {
-    await this.part.put(KEY + role.name, role as unknown as Json);
+    await this.part.put(KEY + role.name, role);
   }
 
   async delete(name: string): Promise<void> {
