@@ -62,7 +62,7 @@ export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSe
       return errorText(err.status, err.messages.join('; '), headersOf(parts, state, scope.id));
     },
     notFound: (path) => new NotFound(`no handler for route "/v1/${path.slice(0, 256)}"`),
-  });
+  }, deps.audit);
   for (const r of catalogRouter.routes) {
     route(app, r.prefix, r.pattern, (c) => serve(c, r, parts, stateOf(c.get('scope'))));
   }
