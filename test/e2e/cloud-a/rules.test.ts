@@ -1,6 +1,5 @@
 /** Cloud-A input rules and bad input: clear 4xx answers, nothing half-written, no secret echoed. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGroups, parseRoles } from '../../../lib/cloud-a/role';
 import { call } from '../../helpers/service';
 import { cloudABench, contributor, type Bench } from './helpers';
 
@@ -12,32 +11,6 @@ beforeAll(async () => {
 afterAll(() => b.close());
 
 const req = (method: string, path: string, body?: unknown) => call(b.svc.app, method, `/v1/cloud-a/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
-
-describe('parsing cloud_a_roles and cloud_a_groups', () => {
-  it.each([
-    ['not json', /not valid JSON/],
-    ['{"scope":"/x"}', /expected a JSON array/],
-    ['[1]', /entry 0 is not an object/],
-    ['[{"role_name":"Reader"}]', /entry 0 needs a "scope"/],
-    ['[{"scope":"/subscriptions/x"}]', /entry 0 needs "role_name" or "role_id"/],
-    ['[{"scope":"no-slash","role_name":"Reader"}]', /entry 0 has an invalid "scope"/],
-    ['[{"scope":"/s","role_name":5}]', /entry 0 has an invalid "role_name"/],
-    [JSON.stringify(Array.from({ length: 51 }, () => ({ scope: '/s', role_name: 'r' }))), /at most 50 entries/],
-  ])('refuses cloud_a_roles %s', (raw, message) => {
-    expect(() => parseRoles(raw)).toThrow(message);
-  });
-
-  it('accepts a JSON string or an array, and an empty string as none', () => {
-    expect(parseRoles('[{"scope":"/s","role_id":"/s/providers/Microsoft.Authorization/roleDefinitions/1"}]')).toHaveLength(1);
-    expect(parseRoles([{ scope: '/s', role_name: 'Reader' }])).toEqual([{ scope: '/s', roleName: 'Reader', roleId: '' }]);
-    expect(parseRoles('')).toEqual([]);
-    expect(parseGroups('[{"object_id":"abc-1"},{"group_name":"ops"}]')).toEqual([
-      { objectId: 'abc-1', groupName: '' },
-      { objectId: '', groupName: 'ops' },
-    ]);
-    expect(() => parseGroups('[{}]')).toThrow(/needs "group_name" or "object_id"/);
-  });
-});
 
 describe('cloud-a roles: bad input', () => {
   const sub = () => `/subscriptions/${b.fake.state.subscriptionId}`;

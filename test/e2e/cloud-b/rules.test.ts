@@ -2,7 +2,6 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetMetadataCredentials } from '../../../lib/cloud-b/metadata';
-import { parseRemotePolicies, regroupRemote } from '../../../lib/cloud-b/role';
 import { call } from '../../helpers/service';
 import { cloudBBench, POLICY_DOC, type Bench } from './helpers';
 
@@ -13,23 +12,6 @@ beforeAll(async () => {
 afterAll(() => b.close());
 
 const req = (method: string, path: string, body?: unknown) => call(b.svc.app, method, `/v1/cloud-b/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
-
-describe('remote policies', () => {
-  it.each([
-    [['name:A'], /policy type is required/],
-    [['type:System'], /policy name is required/],
-    [['name:A,type:Managed'], /unknown policy type "Managed": expected System or Custom/],
-    [['name:A,colour:red'], /invalid key "colour"/],
-    [['name:A:B,type:System'], /unable to recognize pair/],
-    [['name:a b,type:System'], /invalid policy name/],
-  ])('refuses %j', (entries, message) => {
-    expect(() => parseRemotePolicies(entries)).toThrow(message);
-  });
-
-  it('reassembles "name:x,type:y" split by the list field', () => {
-    expect(regroupRemote(['name:A', 'type:System', 'name:B', 'type:Custom'])).toEqual(['name:A,type:System', 'name:B,type:Custom']);
-  });
-});
 
 describe('cloud-b roles: bad input', () => {
   it.each([
