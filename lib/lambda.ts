@@ -11,6 +11,7 @@
  */
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
+import { randomUUID } from 'node:crypto';
 import type { Deps } from './deps';
 import { createEngineApp, engineRoutes, type EngineModule } from './engines';
 import type { RouteSet } from './http/engine-app';
@@ -94,14 +95,32 @@ export function sysFunction(app: Hono, deps: Deps): LambdaHandler {
   const answer = (t: { rootToken: string; accessor: string }) => ({ root_token: t.rootToken, root_token_accessor: t.accessor });
   return lambdaHandler(app, {
     init: async () => {
-      const out = answer(await initialize(deps));
+      const out = await audited(deps, 'sys/init', async () => answer(await initialize(deps)));
       logInfo('init', { function: 'sys' });
       return out;
     },
     'generate-root': async () => {
-      const out = answer(await generateRoot(deps));
+      const out = await audited(deps, 'sys/generate-root', async () => answer(await generateRoot(deps)));
       logInfo('generate-root', { function: 'sys' });
       return out;
     },
   });
+}
+
+/**
+ * An internal event recorded as a request is: its request record before it acts (no record, no
+ * action), its response (the root token as an HMAC) or error after. The audit key is made on
+ * its first use, so `init`'s own request record is written under the key init then keeps.
+ */
+async function audited(deps: Deps, path: string, run: () => Promise<Record<string, string>>): Promise<Record<string, string>> {
+  const request = { id: randomUUID(), operation: 'update', mountType: 'system', mountPoint: 'sys/', path, remoteAddress: 'lambda:invoke' };
+  await deps.audit.request(request);
+  try {
+    const out = await run();
+    await deps.audit.response(request, { status: 200, data: out }, undefined);
+    return out;
+  } catch (e) {
+    await deps.audit.response(request, { status: 400 }, e instanceof Error ? e.message : 'failed');
+    throw e;
+  }
 }
