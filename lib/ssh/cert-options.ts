@@ -1,8 +1,8 @@
 /** Critical options and extensions of a certificate: requested ones against the role's lists, or its defaults. */
 import { BadRequest } from '../errors';
-import { validateCidrs } from './cidr';
+import { validateCidrs } from '../net/cidr';
 import type { Role } from './role';
-import { plain } from './echo';
+import { plain } from '../echo';
 
 const nonEmpty = (m: Record<string, string> | undefined): m is Record<string, string> => !!m && Object.keys(m).length > 0;
 

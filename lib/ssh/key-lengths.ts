@@ -5,7 +5,7 @@
  */
 import { BadRequest } from '../errors';
 import type { UserKey } from './public-key';
-import { echo } from './echo';
+import { echo } from '../echo';
 
 export type KeyLengths = Record<string, number[]>;
 

@@ -1,6 +1,6 @@
 /** Names of roles and keys, as the reference server accepts them in a path segment. */
 import { BadRequest } from '../errors';
-import { echo } from './echo';
+import { echo } from '../echo';
 
 const NAME = /^\w(?:[\w.-]{0,126}\w)?$/;
 

@@ -1,7 +1,7 @@
 /** valid_principals: users against allowed_users, hosts against allowed_domains. */
 import { BadRequest } from '../errors';
 import type { Role } from './role';
-import { plain } from './echo';
+import { plain } from '../echo';
 
 export interface Caller {
   displayName: string;

@@ -1,7 +1,7 @@
 /** SSH roles: what a request may create (rules per key_type) and how each kind reads back. */
 import { formatDuration } from '../duration';
 import { BadRequest } from '../errors';
-import { validateCidrs } from './cidr';
+import { validateCidrs } from '../net/cidr';
 import { parseKeyLengths, type KeyLengths } from './key-lengths';
 
 export type RoleKind = 'otp' | 'dynamic' | 'ca';

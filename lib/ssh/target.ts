@@ -1,8 +1,8 @@
 /** Who and where credentials of an OTP or dynamic role may be for: username and IP rules. */
 import { BadRequest } from '../errors';
-import { checkIp, ipInBlocks } from './cidr';
+import { checkIp, ipInBlocks } from '../net/cidr';
 import type { Role } from './role';
-import { echo } from './echo';
+import { echo } from '../echo';
 
 const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 

@@ -4,7 +4,7 @@ import { f } from '../../http/fields';
 import { definePath, type MountRef, type Result } from '../../http/path';
 import { requireRole } from '../../http/role-required';
 import { grantTtl, LEASE } from '../../lease-ttl';
-import { checkIp } from '../cidr';
+import { checkIp } from '../../net/cidr';
 import { issueDynamic } from '../dynamic';
 import { issueOtp, verifyOtp, VERIFY_ECHO_REQUEST, VERIFY_ECHO_RESPONSE } from '../otp';
 import type { Role } from '../role';

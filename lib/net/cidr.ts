@@ -1,7 +1,7 @@
-/** IP addresses and CIDR blocks of OTP and dynamic roles. */
+/** IP addresses and CIDR blocks: SSH OTP and dynamic roles, token and secret id bindings. */
 import { BlockList, isIP } from 'node:net';
 import { BadRequest } from '../errors';
-import { echo } from './echo';
+import { echo } from '../echo';
 
 const family = (ip: string): 'ipv4' | 'ipv6' | undefined => {
   const v = isIP(ip);

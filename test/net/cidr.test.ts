@@ -1,7 +1,7 @@
 /** CIDR blocks and addresses of OTP and dynamic roles (lib/ssh/cidr.ts). */
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from '../../lib/errors';
-import { checkIp, ipInBlocks, validateCidrs } from '../../lib/ssh/cidr';
+import { checkIp, ipInBlocks, validateCidrs } from '../../lib/net/cidr';
 
 describe('validateCidrs', () => {
   it('accepts IPv4 and IPv6 blocks and bare addresses', () => {

@@ -1,6 +1,6 @@
 /** Input quoted back in SSH error messages (lib/ssh/echo.ts): short plain values only, never a key or a blob. */
 import { describe, expect, it } from 'vitest';
-import { echo, plain } from '../../lib/ssh/echo';
+import { echo, plain } from '../../lib/echo';
 
 describe('echo and plain', () => {
   it.each(['role-1', 'user@host', '10.0.0.0/8', 'fd00::1', 'a=b,c+d', 'x'.repeat(64)])('quote %j', (v) => {
