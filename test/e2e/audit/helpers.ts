@@ -36,7 +36,7 @@ export interface Answer {
   id: string | null;
 }
 
-export type AuditRecord = Record<string, any> & { type: string; request: { id: string; path: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type AuditRecord = Record<string, any> & { type: string; request: Record<string, any> & { id: string; path: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * A fresh local service whose audit device is DATA_DIR/audit.log: AUDIT_DEVICES unset, as a
