@@ -27,11 +27,24 @@ export interface Principal {
   accessor: string;
   policies: string[];
   displayName: string;
+  /** The token's metadata (a login's role_name, account_id, mapped claims…). */
+  metadata?: Readonly<Record<string, string>>;
+  /** The login identity of a token made by an auth method: what identity templates expand. */
+  identity?: LoginIdentity;
   /**
    * The token's record as it authorised this request, its uses already counted. The sys
    * backend answers lookup-self from it on a token's last use, when the token is gone already.
    */
   snapshot?: Readonly<Record<string, unknown>>;
+}
+
+/** Who logged in, through which auth mount: the reference's entity alias. */
+export interface LoginIdentity {
+  mountAccessor: string;
+  mountType: string;
+  /** The alias name: a role id, a caller ARN, a JWT's user claim. */
+  name: string;
+  metadata: Readonly<Record<string, string>>;
 }
 
 /** What a request does, as policies see it: a write is `create` or `update` by the item's existence. */
@@ -45,6 +58,8 @@ export interface AccessRequest {
   sudo: boolean;
   /** The request's parameters (body of a write, query of a read), for parameter constraints. */
   data: Record<string, unknown>;
+  /** The caller's address (the socket's; API Gateway's sourceIp), for tokens bound to CIDR blocks. */
+  remoteAddress?: string;
 }
 
 export interface Authorizer {

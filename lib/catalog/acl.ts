@@ -8,6 +8,7 @@ import { PermissionDenied } from '../errors';
 import type { OpName } from '../http/path';
 import type { Policies } from '../sys/policies';
 import { allows, type Acl } from '../sys/acl';
+import { checkBoundCidrs } from '../sys/token-principal';
 import type { Tokens } from '../sys/tokens';
 import type { CatalogConfig } from './settings';
 
@@ -27,6 +28,7 @@ export async function resolveAccess(
   parts: { tokens: Tokens; policies: Policies },
   settings: CatalogConfig,
   sent: string | undefined,
+  remoteAddress?: string,
 ): Promise<CatalogAccess> {
   if (!settings.aclEnabled) return ALLOW_ALL;
   const token = sent || settings.defaultToken;
@@ -34,6 +36,7 @@ export async function resolveAccess(
   if (!token) return byRules(undefined, fallback, false);
   const found = await parts.tokens.lookup(token);
   if (!found) throw new PermissionDenied('ACL not found');
+  checkBoundCidrs(found.record, remoteAddress);
   if (found.record.policies.includes('root')) return { tokenValid: true, can: () => true };
   const rules = await parts.policies.rules(found.record.policies);
   if (!(await parts.tokens.use(found.record, found.version))) throw new PermissionDenied('ACL not found');

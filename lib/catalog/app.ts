@@ -103,7 +103,7 @@ async function serve(c: Context, route: CatalogRoute, parts: Parts, state: Catal
   // holds it (as an HMAC) before the handler acts; each route then applies its own limit.
   const body = method === 'GET' ? new Uint8Array() : await readRawBody(req, MAX_BODY);
   if (body.length) audit.data = { ...query, http_raw_body: body };
-  const access = await resolveAccess(parts.deps, parts.settings, token);
+  const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
   await scope.audit.record();
   const reply = await run(scope.url, { route, params: paramsOf(c), name: scope.log.path as string }, method, handler, parts, access, state, body, req.signal);
   state.filtered = reply.filtered === true && access.tokenValid;

@@ -91,7 +91,14 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   audit.operation = accessAs;
   const principal = spec.unauthenticated?.includes(op)
     ? undefined
-    : await deps.authorizer.authorize({ token, path: accessPath(full, op), op: accessAs, sudo: spec.sudo?.includes(op) ?? false, data: input });
+    : await deps.authorizer.authorize({
+        token,
+        path: accessPath(full, op),
+        op: accessAs,
+        sudo: spec.sudo?.includes(op) ?? false,
+        data: input,
+        ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
+      });
   if (principal) audit.principal = principal;
   if (badInput) throw badInput;
   // A raw body has no fields to check: only the path parameters (and a read's query) are fields.

@@ -17,6 +17,8 @@ export interface RequestScope {
   id: string;
   url: URL;
   pretty: boolean;
+  /** The caller's address: the socket's locally, API Gateway's sourceIp under Lambda. */
+  remoteAddress?: string;
   /** Fields of the request's log line; a surface adds its own (mount, path pattern). */
   log: Record<string, unknown>;
   /** The request's audit records: the surface fills in what it learns, the front door writes them. */
@@ -71,12 +73,14 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
     const started = performance.now();
     const url = new URL(c.req.url);
     const id = randomUUID();
+    const remoteAddress = remoteAddressOf(c);
     const scope: RequestScope = {
       id,
       url,
       pretty: hasPretty(url),
+      ...(remoteAddress ? { remoteAddress } : {}),
       log: { request_id: id, function: name, method: c.req.method },
-      audit: newTrail(c, id, url, auditor),
+      audit: newTrail(c, id, url, remoteAddress, auditor),
     };
     c.set('scope', scope);
     await next();
@@ -111,7 +115,7 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
 
 const OPERATIONS: Record<string, string> = { GET: 'read', HEAD: 'read', LIST: 'list', POST: 'update', PUT: 'update', DELETE: 'delete' };
 
-function newTrail(c: Context, id: string, url: URL, auditor: Auditor | undefined): AuditTrail {
+function newTrail(c: Context, id: string, url: URL, remoteAddress: string | undefined, auditor: Auditor | undefined): AuditTrail {
   let path: string;
   try {
     path = decodedPath(url).replace(/^\/v1\//, '');
@@ -119,7 +123,6 @@ function newTrail(c: Context, id: string, url: URL, auditor: Auditor | undefined
     path = url.pathname.slice(0, 512);
   }
   const userAgent = c.req.header('user-agent');
-  const remoteAddress = remoteAddressOf(c);
   const trail: AuditTrail = {
     request: {
       id,

@@ -1,8 +1,10 @@
 /** The sys function: health, init, mounts, policies, tokens, leases, OpenAPI. */
+import { authRoutes } from '../auth/methods';
 import type { Deps } from '../deps';
 import { createApp, type RouteSet } from '../http/engine-app';
 import type { MountRef } from '../http/path';
 import { auditPaths } from './paths/audit';
+import { authMountPaths } from './paths/auth-mounts';
 import { leasePaths } from './paths/leases';
 import { mountPaths } from './paths/mounts';
 import { policyPaths } from './paths/policy';
@@ -26,9 +28,11 @@ export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>, remotePaths?:
         ...sealStatusPaths,
         ...wrappingPaths,
         ...auditPaths,
+        ...authMountPaths,
       ],
     },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
+    ...authRoutes(),
   ];
   return own;
 }

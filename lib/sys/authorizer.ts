@@ -4,6 +4,7 @@ import type { Policies } from './policies';
 import { allows } from './acl';
 import type { Tokens } from './tokens';
 import type { AccessRequest, Authorizer, Principal } from '../types';
+import { checkBoundCidrs, principalOf } from './token-principal';
 
 export class TokenAuthorizer implements Authorizer {
   constructor(
@@ -16,6 +17,7 @@ export class TokenAuthorizer implements Authorizer {
     const found = await this.tokens.lookup(req.token);
     if (!found) throw new PermissionDenied('permission denied: invalid or expired token');
     const { record } = found;
+    checkBoundCidrs(record, req.remoteAddress);
     if (!record.policies.includes('root')) {
       const acl = await this.policies.rules(record.policies);
       const perms = acl.permissions(req.path, req.op === 'list');
@@ -23,7 +25,7 @@ export class TokenAuthorizer implements Authorizer {
     }
     // Concurrent requests may have taken the last uses first.
     if (!(await this.tokens.use(record, found.version))) throw new PermissionDenied('permission denied: invalid or expired token');
-    const principal: Principal = { accessor: record.accessor, policies: record.policies, displayName: record.display_name };
+    const principal = principalOf(record);
     if (record.num_uses === 1) principal.snapshot = { ...record, num_uses: 0 };
     return principal;
   }

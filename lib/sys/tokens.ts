@@ -50,6 +50,10 @@ export interface CreateTokenInput {
   path: string;
   period?: number;
   role?: string;
+  /** Where the token may be used from (CIDR blocks); empty or absent: anywhere. */
+  bound_cidrs?: string[];
+  /** The login identity (auth methods): the alias name and mount accessor templates read. */
+  alias?: { mount_accessor: string; mount_type: string; name: string; metadata: Record<string, string> };
 }
 
 /** What a renewal obeys beyond the record: a token role's current settings. */
@@ -135,6 +139,15 @@ export class Tokens {
       path: input.path,
       period: input.period ?? 0,
       role: input.role ?? '',
+      ...(input.bound_cidrs?.length ? { bound_cidrs: input.bound_cidrs } : {}),
+      ...(input.alias
+        ? {
+            alias_mount_accessor: input.alias.mount_accessor,
+            alias_mount_type: input.alias.mount_type,
+            alias_name: input.alias.name,
+            alias_metadata: input.alias.metadata,
+          }
+        : {}),
     };
     const index = record.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(record.expire_time) } : null;
     const link: AccessorItem = { id, expire_time: record.expire_time, parent: input.parent, path: input.path };

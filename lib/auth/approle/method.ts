@@ -1,0 +1,7 @@
+/** The approle auth method (being built). */
+import type { AuthMethodModule } from '../method';
+
+export const approleMethod: AuthMethodModule = {
+  type: 'approle',
+  paths: () => [],
+};

@@ -1,0 +1,7 @@
+/** The aws auth method (being built). */
+import type { AuthMethodModule } from '../method';
+
+export const awsMethod: AuthMethodModule = {
+  type: 'aws',
+  paths: () => [],
+};

@@ -1,0 +1,7 @@
+/** The jwt auth method (being built). */
+import type { AuthMethodModule } from '../method';
+
+export const jwtMethod: AuthMethodModule = {
+  type: 'jwt',
+  paths: () => [],
+};

@@ -1,0 +1,34 @@
+/** What a live token record tells the rest of a request: the caller, and where it may call from. */
+import { PermissionDenied } from '../errors';
+import { ipInBlocks } from '../net/cidr';
+import type { Principal } from '../types';
+import type { TokenRecord } from './tokens';
+
+export function principalOf(record: TokenRecord): Principal {
+  const p: Principal = { accessor: record.accessor, policies: record.policies, displayName: record.display_name, metadata: record.meta };
+  if (typeof record.alias_name === 'string' && typeof record.alias_mount_accessor === 'string') {
+    p.identity = {
+      mountAccessor: record.alias_mount_accessor,
+      mountType: typeof record.alias_mount_type === 'string' ? record.alias_mount_type : '',
+      name: record.alias_name,
+      metadata: isStringMap(record.alias_metadata) ? record.alias_metadata : {},
+    };
+  }
+  return p;
+}
+
+/** A token bound to CIDR blocks is refused from any other address (and when the address is unknown). */
+export function checkBoundCidrs(record: TokenRecord, remoteAddress: string | undefined): void {
+  const blocks = record.bound_cidrs;
+  if (!Array.isArray(blocks) || blocks.length === 0) return;
+  if (!remoteAddress || !ipInBlocks(unmapped(remoteAddress), blocks)) throw new PermissionDenied('permission denied: the token cannot be used from this address');
+}
+
+/** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is 10.0.0.1. */
+export function unmapped(ip: string): string {
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
+function isStringMap(v: unknown): v is Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+}
