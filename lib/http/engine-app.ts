@@ -120,6 +120,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
       ...(principal ? { principal } : {}),
       ...(token ? { token } : {}),
       headers: req.headers,
+      ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
       deps,
       ...body,
     })) ?? {},

@@ -23,6 +23,8 @@ export interface ReqContext {
   /** The raw client token, for the few paths that act on the caller's own token. */
   token?: string;
   headers: Headers;
+  /** The caller's address (the socket's locally, API Gateway's sourceIp deployed), when known. */
+  remoteAddress?: string;
   deps: Deps;
   /** The request body as sent, on a write to a path declared `rawBody` (empty otherwise). */
   body?: Uint8Array;
