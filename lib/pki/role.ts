@@ -1,4 +1,6 @@
 /** A PKI role: the issuing policy. Stored camelCase; read back in the reference's wire shape. */
+import { checkTemplates, expandAll } from '../identity-template';
+import type { LoginIdentity } from '../types';
 import { BadRequest } from '../errors';
 import { formatDuration } from '../duration';
 import { EXT_KEY_USAGES, KEY_USAGES } from './der/extensions';
@@ -60,6 +62,19 @@ export function checkRoleName(name: string): string {
   return name;
 }
 
+/**
+ * The role as it applies to one caller: templated allowed_domains / allowed_uri_sans filled in
+ * from the caller's login identity (an entry that cannot be resolved allows nothing).
+ */
+export function roleForCaller(r: Role, identity: LoginIdentity | undefined): Role {
+  if (!r.allowedDomainsTemplate && !r.allowedUriSansTemplate) return r;
+  return {
+    ...r,
+    ...(r.allowedDomainsTemplate ? { allowedDomains: expandAll(r.allowedDomains, identity) } : {}),
+    ...(r.allowedUriSansTemplate ? { allowedUriSans: expandAll(r.allowedUriSans, identity) } : {}),
+  };
+}
+
 /** Checks cross-field rules and fills the key_bits default; throws 400 on a bad combination. */
 export function normalizeRole(r: Role, mountMaxTtl: number): Role {
   const maxTtl = maxTtlOf(PKI_TTL, r.maxTtl, mountMaxTtl);
@@ -70,6 +85,8 @@ export function normalizeRole(r: Role, mountMaxTtl: number): Role {
   for (const u of r.keyUsage) if (!KEY_USAGES.includes(u.toLowerCase() as (typeof KEY_USAGES)[number])) throw new BadRequest(`unknown key_usage "${u}"`);
   for (const u of r.extKeyUsage) if (!EXT_KEY_USAGES[u.toLowerCase()]) throw new BadRequest(`unknown ext_key_usage "${u}"`);
   for (const o of [...r.extKeyUsageOids, ...r.policyIdentifiers]) if (!/^[0-2](\.\d{1,10}){1,30}$/.test(o)) throw new BadRequest(`invalid OID "${o.slice(0, 60)}"`);
+  if (r.allowedDomainsTemplate) checkTemplates(r.allowedDomains, 'allowed_domains');
+  if (r.allowedUriSansTemplate) checkTemplates(r.allowedUriSans, 'allowed_uri_sans');
   for (const o of r.allowedOtherSans) if (o !== '*' && !/^[0-2](\.\d+)+;(UTF8|UTF-8):.*$/.test(o)) throw new BadRequest(`invalid allowed_other_sans entry "${o.slice(0, 60)}": expected <oid>;UTF8:<value>`);
   return { ...r, keyBits };
 }

@@ -1,32 +1,30 @@
 /** valid_principals: users against allowed_users, hosts against allowed_domains. */
 import { BadRequest } from '../errors';
+import { expandAll, expandTemplate } from '../identity-template';
+import type { LoginIdentity } from '../types';
 import type { Role } from './role';
 import { plain } from '../echo';
 
 export interface Caller {
   displayName: string;
-}
-
-const TEMPLATE = /\{\{\s*([\w.-]+)\s*\}\}/g;
-
-/** Expands identity templates; an entry whose template cannot be resolved is dropped. */
-function expand(entry: string, caller: Caller): string | undefined {
-  let unresolved = false;
-  const out = entry.replace(TEMPLATE, (_m, name: string) => {
-    if (name === 'identity.entity.name' || name === 'token_display_name' || /^identity\.entity\.aliases\.[\w-]+\.name$/.test(name)) return caller.displayName;
-    unresolved = true;
-    return '';
-  });
-  return unresolved ? undefined : out;
+  /** The login identity of the calling token, for identity templates. */
+  identity?: LoginIdentity | undefined;
 }
 
 function allowedUsers(role: Role, caller: Caller): string[] {
   if (!role.allowedUsersTemplate) return role.allowedUsers;
-  return role.allowedUsers.flatMap((u) => expand(u, caller) ?? []);
+  return expandAll(role.allowedUsers, caller.identity);
+}
+
+/** The role's default user for this caller: a template when default_user_template is set (nothing when it cannot be resolved). */
+export function defaultUser(role: Role, caller: Caller): string {
+  if (!role.defaultUserTemplate) return role.defaultUser;
+  return expandTemplate(role.defaultUser, caller.identity) ?? '';
 }
 
 export function userPrincipals(role: Role, requested: string[], caller: Caller): string[] {
-  const principals = requested.length ? requested : role.defaultUser ? [role.defaultUser] : [];
+  const fallback = defaultUser(role, caller);
+  const principals = requested.length ? requested : fallback ? [fallback] : [];
   if (principals.length === 0) throw new BadRequest('empty valid principals not allowed by role');
   const allowed = allowedUsers(role, caller);
   if (allowed.includes('*')) return principals;

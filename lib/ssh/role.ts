@@ -1,6 +1,7 @@
 /** SSH roles: what a request may create (rules per key_type) and how each kind reads back. */
 import { formatDuration } from '../duration';
 import { BadRequest } from '../errors';
+import { checkTemplates } from '../identity-template';
 import { validateCidrs } from '../net/cidr';
 import { parseKeyLengths, type KeyLengths } from './key-lengths';
 
@@ -20,6 +21,8 @@ export type Role = {
   installScript: string;
   allowedUsers: string[];
   allowedUsersTemplate: boolean;
+  /** default_user is an identity template; absent on roles stored before the field: false. */
+  defaultUserTemplate?: boolean;
   allowedDomains: string[];
   keyOptionSpecs: string;
   ttl: number;
@@ -55,7 +58,11 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
   if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new BadRequest('missing or invalid key_type: use otp, dynamic or ca');
   const role: Role = { ...input, keyType: kind, allowedUserKeyLengths: parseKeyLengths(input.allowedUserKeyLengths) };
   checkSizes(role);
+  if (role.allowedUsersTemplate) checkTemplates(role.allowedUsers, 'allowed_users');
+  if (role.defaultUserTemplate) checkTemplates([role.defaultUser], 'default_user');
   if (kind === 'ca') return checkCaRole(role);
+  // Templates are resolved when signing; an otp or dynamic role would compare them as text.
+  if (role.allowedUsersTemplate || role.defaultUserTemplate) throw new BadRequest('allowed_users_template and default_user_template apply to ca roles only');
   if (kind === 'dynamic') {
     if (!role.key) throw new BadRequest('missing key name');
     if (!role.adminUser) throw new BadRequest('missing admin_user');
@@ -142,6 +149,7 @@ function caRoleView(role: Role): Record<string, unknown> {
     ttl: formatDuration(role.ttl),
     allowed_users: joined(role.allowedUsers),
     allowed_users_template: role.allowedUsersTemplate,
+    default_user_template: role.defaultUserTemplate ?? false,
     allowed_domains: joined(role.allowedDomains),
     default_user: role.defaultUser,
     key_id_format: role.keyIdFormat,

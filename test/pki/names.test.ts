@@ -59,7 +59,7 @@ const CASES: [string, Policy, string, boolean][] = [
   ['email SAN: the host part is matched', { allowedDomains: ['example.com'], allowBareDomains: true }, 'ops@example.com', true],
   ['email SAN of another domain', { allowedDomains: ['example.com'], allowBareDomains: true }, 'ops@example.org', false],
   ['email host must be a host name', { allowAnyName: true }, 'ops@bad host', false],
-  ['templates are skipped (no identity data)', { allowedDomains: ['{{identity.entity.name}}.example.com'], allowBareDomains: true }, 'x.example.com', false],
+  ['an unexpanded template matches nothing (roleForCaller fills them in)', { allowedDomains: ['{{identity.entity.name}}.example.com'], allowBareDomains: true }, 'x.example.com', false],
 ];
 
 describe('role name rules', () => {

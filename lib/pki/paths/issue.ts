@@ -7,7 +7,7 @@ import { csrFromPem, issueLeaf, signLeaf, signVerbatim, type LeafResult } from '
 import { parseCsr } from '../parse';
 import { PkiStore } from '../pki-store';
 import { certificateData } from '../response';
-import { checkRoleName, type Role } from '../role';
+import { checkRoleName, roleForCaller, type Role } from '../role';
 import { colonSerial } from '../serial';
 import { formatFields, nameFields } from './fields';
 import { leafRequest as leafRequestOf } from './wire';
@@ -34,6 +34,9 @@ async function respond(req: ReqContext, role: Role | undefined, out: LeafResult,
   return result;
 }
 
+/** The named role, its identity templates filled in for the caller. */
+const callerRole = async (req: ReqContext, name: string): Promise<Role> => roleForCaller((await requireRole(pkiRole, req, name)).role, req.principal?.identity);
+
 const mountLimits = (req: ReqContext) => ({ defaultLeaseTtl: req.mount.defaultLeaseTtl, maxLeaseTtl: req.mount.maxLeaseTtl });
 
 const verbatimFields = {
@@ -47,7 +50,7 @@ const verbatimFields = {
 };
 
 const verbatim = async (req: Req<typeof verbatimFields>, roleName: string | undefined) => {
-  const role = roleName ? (await requireRole(pkiRole, req, roleName)).role : undefined;
+  const role = roleName ? await callerRole(req, roleName) : undefined;
   const csr = parseCsr(csrFromPem(req.data.csr));
   const out = await signVerbatim(req.deps, req.part, role, csr, {
     ttl: req.data.ttl, notAfter: req.data.not_after || undefined,
@@ -63,7 +66,7 @@ export const issuePaths = [
     help: 'Issue a certificate and private key under a role.',
     operations: {
       write: async (req) => {
-        const { role } = await requireRole(pkiRole, req, req.data.name);
+        const role = await callerRole(req, req.data.name);
         const out = await issueLeaf(req.deps, req.part, role, leafRequestOf(req.data), mountLimits(req), req.data.private_key_format || 'der');
         return respond(req, role, out, req.data.format);
       },
@@ -75,7 +78,7 @@ export const issuePaths = [
     help: 'Sign a CSR under a role.',
     operations: {
       write: async (req) => {
-        const { role } = await requireRole(pkiRole, req, req.data.name);
+        const role = await callerRole(req, req.data.name);
         const csr = parseCsr(csrFromPem(req.data.csr));
         const out = await signLeaf(req.deps, req.part, role, csr, leafRequestOf(req.data), mountLimits(req));
         return respond(req, role, out, req.data.format);

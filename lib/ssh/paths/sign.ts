@@ -32,7 +32,7 @@ async function signing(req: NamedReq): Promise<Signing> {
   const { name, role } = await requireRole(sshRole, req, req.data.name);
   const ca = await new SshStore(req.deps, req.part).loadCa();
   if (!ca) throw new BadRequest('no CA key is configured on this mount (config/ca)');
-  const ctx = { roleName: name, displayName: req.principal?.displayName ?? '', mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() };
+  const ctx = { roleName: name, displayName: req.principal?.displayName ?? '', identity: req.principal?.identity, mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() };
   return { role, ca, ctx };
 }
 
