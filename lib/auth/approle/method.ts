@@ -1,7 +1,13 @@
-/** The approle auth method (being built). */
+/**
+ * The approle auth method (the reference's `auth/approle` API): roles, their role ids and
+ * secret ids, and the login that trades a role id and a secret id for a token.
+ */
 import type { AuthMethodModule } from '../method';
+import { loginPath } from './paths/login';
+import { rolePaths } from './paths/roles';
+import { secretIdPaths } from './paths/secret-ids';
 
 export const approleMethod: AuthMethodModule = {
   type: 'approle',
-  paths: () => [],
+  paths: (mount) => [...rolePaths, ...secretIdPaths, loginPath(mount)],
 };

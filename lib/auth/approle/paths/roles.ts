@@ -1,0 +1,95 @@
+/** role (LIST), role/<name> (create/update, read, delete), role/<name>/role-id (read, write). */
+import { NotFound } from '../../../errors';
+import { f } from '../../../http/fields';
+import { definePath } from '../../../http/path';
+import { mergeTokenSettings, tokenFields } from '../../token-fields';
+import { checkRoleName } from '../ids';
+import { applyRoleInput, roleData } from '../role';
+import { deleteRole, saveRole } from '../roles';
+import { approleStore } from './role-access';
+
+const roleName = f.pathParam({ description: 'the role name (lower case)' });
+
+const roleFields = {
+  role_name: roleName,
+  bind_secret_id: f.bool({ description: 'logins must present a secret id (default true)' }),
+  secret_id_bound_cidrs: f.list({ description: 'CIDR blocks logins may come from' }),
+  bound_cidr_list: f.list({ description: 'deprecated alias of secret_id_bound_cidrs' }),
+  secret_id_num_uses: f.int({ min: 0, description: 'uses of each secret id (0: unlimited)' }),
+  secret_id_ttl: f.duration({ description: 'lifetime of each secret id (0: no expiry)' }),
+  local_secret_ids: f.bool({ description: 'only false: every secret id is global' }),
+  role_id: f.string({ description: 'a role id of your choice (default: random)' }),
+  period: f.duration({ description: 'deprecated alias of token_period' }),
+  ...tokenFields,
+};
+
+export const rolePaths = [
+  definePath({
+    pattern: 'role',
+    fields: {},
+    help: 'List the roles.',
+    operations: {
+      list: async (req) => {
+        const keys = await approleStore(req).roleNames();
+        if (!keys.length) throw new NotFound();
+        return { data: { keys } };
+      },
+    },
+  }),
+  definePath({
+    pattern: 'role/:role_name',
+    fields: roleFields,
+    help: 'An approle role: what its secret ids allow and which tokens its logins get.',
+    exists: async ({ params, part, deps }) => (await approleStore({ part, deps }).role(checkRoleName(params.role_name ?? ''))) !== undefined,
+    operations: {
+      read: async (req) => {
+        const item = await approleStore(req).role(checkRoleName(req.data.role_name));
+        if (!item) throw new NotFound();
+        return { data: roleData(item.value) };
+      },
+      write: async (req) => {
+        const d = req.data;
+        const name = checkRoleName(d.role_name);
+        const store = approleStore(req);
+        const current = await store.role(name);
+        const token = mergeTokenSettings(current?.value.token, { ...d, token_period: d.token_period ?? d.period });
+        const role = applyRoleInput(current?.value, {
+          roleId: d.role_id,
+          bindSecretId: d.bind_secret_id,
+          secretIdBoundCidrs: d.secret_id_bound_cidrs ?? d.bound_cidr_list,
+          secretIdNumUses: d.secret_id_num_uses,
+          secretIdTtl: d.secret_id_ttl,
+          localSecretIds: d.local_secret_ids,
+        }, token);
+        await saveRole(store, name, current, role, req.deps.now());
+      },
+      delete: async (req) => {
+        await deleteRole(approleStore(req), checkRoleName(req.data.role_name));
+      },
+    },
+  }),
+  definePath({
+    pattern: 'role/:role_name/role-id',
+    fields: {
+      role_name: roleName,
+      role_id: f.string({ description: 'the new role id (unique across the roles)' }),
+    },
+    help: "A role's role id: read it, or set one of your choice.",
+    operations: {
+      read: async (req) => {
+        const item = await approleStore(req).role(checkRoleName(req.data.role_name));
+        if (!item) throw new NotFound();
+        return { data: { role_id: item.value.roleId } };
+      },
+      write: async (req) => {
+        const name = checkRoleName(req.data.role_name);
+        const store = approleStore(req);
+        const current = await store.role(name);
+        if (!current) throw new NotFound(`role "${name}" does not exist`);
+        const role = applyRoleInput(current.value, { roleId: req.data.role_id ?? '' }, current.value.token);
+        await saveRole(store, name, current, role, req.deps.now());
+      },
+    },
+  }),
+];
+
