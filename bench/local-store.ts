@@ -1,9 +1,10 @@
 /**
  * The local service on its two stores, side by side in one run (issue 18): the dynalite store
  * (LOCAL_STORE=dynalite: DynamoDB protocol over HTTP to dynalite on LevelDB, in process) and the
- * embedded store (the default: LevelDB in process, group-committed fsynced batches).
+ * embedded store (the default: LevelDB in process, group-committed fsynced batches), and the
+ * embedded store without fsync (LOCAL_STORE_SYNC=false), to show what the sync costs.
  *
- * Both servers run at once, each in its own process (one Node thread, bench/_local-server.ts),
+ * The servers run at once, each in its own process (one Node thread, bench/_local-server.ts),
  * and are measured in interleaved rounds by the same keep-alive node:http client (bench/_http.ts);
  * medians are reported, and ratios are medians of per-round ratios. Per round and server:
  *  - PKI `issue` EC P-256, `no_store` and stored, 4 clients (as bench/pki.ts);
@@ -28,7 +29,8 @@ import { caller, median, send } from './_http';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-const STORES = ['dynalite', 'level'] as const;
+/** `level-nosync` is the embedded store with LOCAL_STORE_SYNC=false: what the fsync costs. */
+const STORES = ['dynalite', 'level', 'level-nosync'] as const;
 type StoreKind = (typeof STORES)[number];
 
 interface Server {
@@ -40,9 +42,16 @@ interface Server {
 }
 
 function startServer(store: StoreKind, nodeArgs: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), store], {
+  const kind = store === 'dynalite' ? 'dynalite' : 'level';
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), kind], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: 'silent', SWEEP_INTERVAL_MS: '3600000', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      SWEEP_INTERVAL_MS: '3600000',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      LOCAL_STORE_SYNC: store === 'level-nosync' ? 'false' : 'true',
+    },
   });
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -160,11 +169,15 @@ export async function run(): Promise<Record<string, number>> {
 
 /** Both stores (and cfssl) in interleaved rounds; prints and returns the figures. */
 async function compare(dir: string, userKey: string): Promise<Record<string, number>> {
-  const servers = { dynalite: await startServer('dynalite'), level: await startServer('level') };
+  const servers = { dynalite: await startServer('dynalite'), level: await startServer('level'), 'level-nosync': await startServer('level-nosync') };
   const cfssl = await startCfssl(dir);
   const figures: Record<string, number> = {};
   try {
-    const loads = { dynalite: await prepare(servers.dynalite, userKey, 'dynalite'), level: await prepare(servers.level, userKey, 'level') };
+    const loads = {
+      dynalite: await prepare(servers.dynalite, userKey, 'dynalite'),
+      level: await prepare(servers.level, userKey, 'level'),
+      'level-nosync': await prepare(servers['level-nosync'], userKey, 'level-nosync'),
+    };
     // Warm both servers' JIT (and cfssl) before measuring.
     for (const store of STORES) for (const { metric, clients } of METRICS) await rateFor(1, clients, loads[store][metric]);
     if (cfssl) await rateFor(1, 4, cfssl.newcert);
@@ -191,8 +204,7 @@ async function compare(dir: string, userKey: string): Promise<Record<string, num
     for (const [k, v] of Object.entries(got)) console.log(`rounds ${k}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
   } finally {
     cfssl?.stop();
-    await stopServer(servers.dynalite);
-    await stopServer(servers.level);
+    for (const store of STORES) await stopServer(servers[store]);
   }
   const stats = servers.level.lines.map((l) => JSON.parse(l) as { batches: number; plans: number }).at(-1);
   if (stats) figures['embedded store: writes per fsynced batch, whole run (x100)'] = (100 * stats.plans) / Math.max(1, stats.batches);

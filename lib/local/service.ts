@@ -78,6 +78,16 @@ function storeKind(setting: string | undefined): LocalStoreKind {
   throw new Error(`LOCAL_STORE=${setting}: expected level (the default) or dynalite`);
 }
 
+/**
+ * LOCAL_STORE_SYNC: `true` (default), each batch is fsynced before its writes are answered;
+ * `false`, written to the OS only (survives kill -9 of the service, not a power cut or an OS crash).
+ */
+function syncSetting(setting: string | undefined): boolean {
+  if (setting === undefined || setting === '' || setting === 'true') return true;
+  if (setting === 'false') return false;
+  throw new Error(`LOCAL_STORE_SYNC=${setting}: expected true (the default) or false`);
+}
+
 /** Deps on the chosen store under `dataDir`, and how to close that store. */
 async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps: Deps; close: () => Promise<void> }> {
   const env = { ...readEnvironment(), localKeyFile: join(dataDir, 'local.key') };
@@ -92,7 +102,7 @@ async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps:
     return { deps, close: () => dynamo.close() };
   }
   delete env.dynamoEndpoint;
-  const store = await LevelStore.open(join(dataDir, 'store'));
+  const store = await LevelStore.open(join(dataDir, 'store'), { sync: syncSetting(process.env.LOCAL_STORE_SYNC) });
   try {
     const copied = await migrateFromDynalite(store, join(dataDir, 'db'), env.tableName);
     if (copied !== undefined) logInfo('store-migrated', { function: 'local', from: 'dynalite', items: copied });

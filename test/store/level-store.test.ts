@@ -125,14 +125,20 @@ describe('the embedded store', () => {
     expect(problems.filter((x) => /lost-entry.* is missing/.test(x))).toHaveLength(1);
   });
 
-  it('refuses an unknown LOCAL_STORE setting by name', async () => {
-    const before = process.env.LOCAL_STORE;
-    process.env.LOCAL_STORE = 'sqlite';
-    try {
-      await expect(startLocal({ dataDir: await tempDir(), port: 0 })).rejects.toThrow(/LOCAL_STORE=sqlite: expected level \(the default\) or dynalite/);
-    } finally {
-      if (before === undefined) delete process.env.LOCAL_STORE;
-      else process.env.LOCAL_STORE = before;
+  it('refuses an unknown LOCAL_STORE or LOCAL_STORE_SYNC setting by name', async () => {
+    const cases = [
+      { name: 'LOCAL_STORE', value: 'sqlite', message: /LOCAL_STORE=sqlite: expected level \(the default\) or dynalite/ },
+      { name: 'LOCAL_STORE_SYNC', value: 'sometimes', message: /LOCAL_STORE_SYNC=sometimes: expected true \(the default\) or false/ },
+    ];
+    for (const { name, value, message } of cases) {
+      const before = process.env[name];
+      process.env[name] = value;
+      try {
+        await expect(startLocal({ dataDir: await tempDir(), port: 0 })).rejects.toThrow(message);
+      } finally {
+        if (before === undefined) delete process.env[name];
+        else process.env[name] = before;
+      }
     }
   });
 });
