@@ -139,7 +139,8 @@ export function coldStart<T extends object = Omit<ColdStart, 'processMs'>>(runne
       const processMs = performance.now() - started;
       if (code !== 0) return reject(new Error(`cold start of ${file} exited ${code}: ${err.trim()}`));
       try {
-        resolve({ ...(JSON.parse(out) as T), processMs });
+        // The figures are the last line: the audit log's stdout device (the deployed default) prints records before them.
+        resolve({ ...(JSON.parse(out.trim().split('\n').at(-1) ?? '') as T), processMs });
       } catch {
         reject(new Error(`cold start of ${file} printed no figures: ${out} ${err}`));
       }
