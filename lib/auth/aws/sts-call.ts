@@ -74,6 +74,11 @@ function readAnswer(res: IncomingMessage): Promise<Answer> {
   });
 }
 
+/** Node takes a repeated header as a list, and Host only as one string. */
+function outboundHeaders(headers: Record<string, string[]>): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.length === 1 ? (v[0] ?? '') : v]));
+}
+
 function exchange(endpoint: URL, req: CheckedRequest, timeoutMs: number): Promise<Answer> {
   const send = endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -84,7 +89,7 @@ function exchange(endpoint: URL, req: CheckedRequest, timeoutMs: number): Promis
         port: endpoint.port,
         path: '/',
         method: req.method,
-        headers: { ...req.headers, 'content-length': String(req.body.length) },
+        headers: { ...outboundHeaders(req.headers), 'content-length': String(req.body.length) },
         // SNI and the certificate check are for the endpoint's host, whatever Host header was signed.
         ...(endpoint.protocol === 'https:' ? { servername: endpoint.hostname } : {}),
         agent: false,
