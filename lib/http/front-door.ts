@@ -85,8 +85,9 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
     c.set('scope', scope);
     await next();
     if (auditor?.enabled) await writeAudit(c, scope, renderer, auditor);
-    // A HEAD is its GET without the body (Hono routes it as the GET).
-    if (c.req.method === 'HEAD' && c.res.body) c.res = new Response(null, c.res);
+    // A HEAD is its GET without the body (Hono routes it as the GET), with the GET's length, so
+    // a keep-alive client knows the answer is complete and keeps its connection.
+    if (c.req.method === 'HEAD') c.res = await headOf(c.res);
     scope.log.status = c.res.status;
     scope.log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
     logInfo('request', scope.log);
@@ -111,6 +112,12 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
     return renderer.error(err, scope);
   });
   return app;
+}
+
+async function headOf(res: Response): Promise<Response> {
+  const headers = new Headers(res.headers);
+  if (!headers.has('content-length')) headers.set('content-length', String(res.body ? (await res.arrayBuffer()).byteLength : 0));
+  return new Response(null, { status: res.status, statusText: res.statusText, headers });
 }
 
 const OPERATIONS: Record<string, string> = { GET: 'read', HEAD: 'read', LIST: 'list', POST: 'update', PUT: 'update', DELETE: 'delete' };

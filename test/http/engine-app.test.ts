@@ -126,6 +126,8 @@ describe('HEAD', () => {
     expect(overHttp.status).toBe(200);
     expect(overHttp.headers.get('content-type')).toBe(get.headers.get('content-type'));
     expect(await overHttp.text()).toBe('');
+    // The GET's length, so a keep-alive client knows the answer is complete (no reconnect per HEAD).
+    expect(overHttp.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)));
   });
 
   it('is authorised as a read: 403 without a token or without read, 200 with', async () => {
