@@ -7,6 +7,9 @@ import { Endpoint, isNetworkError } from './http';
 import { signJsonPost, type Credentials } from './sigv4';
 
 export class AwsError extends Error {
+  /** The service's error code from the wire (`__type`), e.g. ConditionalCheckFailedException. */
+  readonly code: string;
+
   constructor(
     name: string,
     message: string,
@@ -15,6 +18,7 @@ export class AwsError extends Error {
   ) {
     super(message);
     this.name = name;
+    this.code = name;
   }
 }
 

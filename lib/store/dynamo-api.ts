@@ -16,10 +16,22 @@ import type {
   UpdateItemCommandInput,
   UpdateItemCommandOutput,
 } from '@aws-sdk/client-dynamodb';
-import type { AwsJsonClient } from '../aws/json-client';
+import { AwsError, type AwsJsonClient } from '../aws/json-client';
 
 /** What the store sends (the deployed role must allow each: test/lambda/package.test.ts). */
 export const DYNAMO_OPERATIONS = ['GetItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'] as const;
+
+/**
+ * A conditional write whose condition did not hold, as both implementations report it (the lean
+ * client from the protocol's error code, the SDK client from its exception class), so the store
+ * matches one class and never an error's name.
+ */
+export class ConditionFailed extends Error {
+  constructor() {
+    super('the conditional request failed');
+    this.name = 'ConditionFailed';
+  }
+}
 
 export interface DynamoApi {
   getItem(input: GetItemCommandInput): Promise<Pick<GetItemCommandOutput, 'Item'>>;
@@ -54,7 +66,10 @@ function itemFromWire(item: Wire | undefined): Record<string, AttributeValue> | 
 }
 
 export function leanDynamoApi(client: AwsJsonClient): DynamoApi {
-  const call = (op: string, input: unknown) => client.call<Wire>(op, toWire(input));
+  const call = (op: string, input: unknown) =>
+    client.call<Wire>(op, toWire(input)).catch((e: unknown) => {
+      throw e instanceof AwsError && e.code === 'ConditionalCheckFailedException' ? new ConditionFailed() : e;
+    });
   return {
     getItem: async (i) => ({ Item: itemFromWire((await call('GetItem', i)).Item as Wire | undefined) }),
     updateItem: async (i) => ({ Attributes: itemFromWire((await call('UpdateItem', i)).Attributes as Wire | undefined) }),

@@ -3,7 +3,7 @@
  */
 import type { AttributeValue, WriteRequest } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import type { DynamoApi } from './dynamo-api';
+import { ConditionFailed, type DynamoApi } from './dynamo-api';
 import { ConflictError, ExistsError, InvalidInput } from '../domain-errors';
 import * as P from './dynamo-params';
 import type { DeleteOptions, IndexRange, Json, ListOptions, Page, Partition, PutOptions, Store, StoredItem } from './store';
@@ -29,7 +29,7 @@ function checkKey(key: string): void {
 }
 
 function conditionFailed(e: unknown): boolean {
-  return e instanceof Error && e.name === 'ConditionalCheckFailedException';
+  return e instanceof ConditionFailed;
 }
 
 class DynamoPartition implements Partition {

@@ -6,7 +6,7 @@
  * DATA_DIR/db is left as it was (LOCAL_STORE=dynalite still opens it; writes made there later
  * are not carried over).
  */
-import { DescribeTableCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, ScanCommand, type AttributeValue, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { ClassicLevel } from 'classic-level';
 import { existsSync } from 'node:fs';
 import { DynamoStore } from './dynamo-store';
@@ -70,7 +70,7 @@ async function copyTable(store: LevelStore, dbDir: string, table: string): Promi
     try {
       await client.send(new DescribeTableCommand({ TableName: table }));
     } catch (e) {
-      if (e instanceof Error && e.name === 'ResourceNotFoundException') return 0;
+      if (e instanceof ResourceNotFoundException) return 0;
       throw e;
     }
     const dynamo = new DynamoStore(sdkDynamoApi(client), table);

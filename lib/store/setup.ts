@@ -1,5 +1,5 @@
 /** Creating the table where it is not made by CloudFormation: local service and tests. */
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { tableKeySchema } from './table';
 
 export async function ensureTable(client: DynamoDBClient, table: string): Promise<void> {
@@ -7,7 +7,7 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
     const out = await client.send(new DescribeTableCommand({ TableName: table }));
     if (out.Table?.TableStatus === 'ACTIVE') return;
   } catch (e) {
-    if (!(e instanceof Error && e.name === 'ResourceNotFoundException')) throw e;
+    if (!(e instanceof ResourceNotFoundException)) throw e;
     await client.send(new CreateTableCommand({ TableName: table, ...structuredClone(tableKeySchema) }));
   }
   for (let i = 0; i < 200; i++) {
