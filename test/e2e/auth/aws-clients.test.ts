@@ -53,7 +53,7 @@ async function sdkSignedRequest(credentials: StsCredentials, serverId?: string) 
     );
   }
   client.middlewareStack.addRelativeTo(
-    () => async (args) => {
+    () => async (args: { request: unknown }) => {
       throw new Captured(args.request as Captured['request']);
     },
     { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'captureSignedRequest' },
