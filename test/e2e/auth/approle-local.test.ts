@@ -87,6 +87,7 @@ describe('approle on the local service', () => {
     expect(items.some((i) => i.key.startsWith('secret-id/'))).toBe(true);
     expect(items.find((i) => i.key === 'config/hmac-key')?.value).toMatchObject({ $sealed: 1 });
     const text = logs.join('');
+    expect(text).toContain('auth/approle/login');
     for (const s of secrets) {
       expect(raw).not.toContain(s);
       expect(text).not.toContain(s);
