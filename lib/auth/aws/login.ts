@@ -25,11 +25,10 @@ async function loadRole(store: AwsAuthStore, raw: string): Promise<{ name: strin
 
 export async function iamLogin(store: AwsAuthStore, config: ClientConfig, input: IamLoginInput): Promise<LoginGrant> {
   const request = checkLoginRequest(input, { stsRegion: config.stsRegion, serverIdHeaderValue: config.iamServerIdHeaderValue });
-  // A named role must exist before anything is sent: an unknown role costs no outbound call.
-  const named = input.role ? await loadRole(store, input.role) : undefined;
+  // STS first, as the reference: a caller whose signature STS refuses learns nothing of the roles.
   const caller = await callerIdentity(config.stsEndpoint, request);
   const entity = parseIamArn(caller.arn);
-  const { name, role } = named ?? (await loadRole(store, entity.friendlyName));
+  const { name, role } = await loadRole(store, input.role || entity.friendlyName);
   if (role.authType !== 'iam') throw new InvalidInput(`auth method iam not allowed for role ${name}`);
   if (!bindingMatches(role.boundIamPrincipalArns, entity)) throw new InvalidInput(`IAM Principal "${caller.arn}" does not belong to the role "${name}"`);
 

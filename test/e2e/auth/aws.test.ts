@@ -155,6 +155,14 @@ describe('login', () => {
     expect(r.json!.auth.metadata.role_id).toBe((await root('GET', 'role/app-server')).json!.data.role_id);
   });
 
+  it('refuses an unknown role only once STS has vouched for the caller, as the reference', async () => {
+    const forged = await loginAs({ ...alice.credentials, secretAccessKey: 'guessed' }, { role: 'nobody' });
+    expect(forged.json!.errors[0]).toContain('SignatureDoesNotMatch');
+    const r = await loginAs(alice.credentials, { role: 'nobody' });
+    expect(r.status).toBe(400);
+    expect(r.json!.errors[0]).toBe('entry for role nobody not found');
+  });
+
   it('refuses a principal the role does not bind', async () => {
     const { credentials } = sts.addUser('mallory');
     const r = await loginAs(credentials);
@@ -205,7 +213,6 @@ describe('login', () => {
     await refusedBeforeSts({ ...good, iam_request_headers: b64('{"Host":["sts.amazonaws.com"],"Transfer-Encoding":["chunked"]}') }, 'connection headers: transfer-encoding');
     await refusedBeforeSts(signedLogin(alice.credentials, { role: 'dev', region: 'eu-west-1' }), 'signed for region eu-west-1');
     await refusedBeforeSts({ ...good, iam_http_request_method: '' }, 'missing iam_http_request_method');
-    await refusedBeforeSts({ ...good, role: 'nobody' }, 'entry for role nobody not found');
     await refusedBeforeSts({ ...good, pkcs7: 'MIAGCSqGSIb3DQEHAqCAMIACAQEx' }, 'ec2 logins');
   });
 
