@@ -4,10 +4,11 @@
  */
 import type { AuthMethodModule } from '../method';
 import { loginPath } from './paths/login';
+import { roleFieldPaths } from './paths/role-fields';
 import { rolePaths } from './paths/roles';
 import { secretIdPaths } from './paths/secret-ids';
 
 export const approleMethod: AuthMethodModule = {
   type: 'approle',
-  paths: (mount) => [...rolePaths, ...secretIdPaths, loginPath(mount)],
+  paths: (mount) => [...rolePaths, ...roleFieldPaths, ...secretIdPaths, loginPath(mount)],
 };

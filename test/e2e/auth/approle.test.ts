@@ -104,6 +104,25 @@ describe('approle: roles', () => {
   });
 });
 
+describe('approle: per-field sub-paths', () => {
+  it('read, write and reset one field; the role keeps the others', async () => {
+    await role('fields', { token_policies: 'a', secret_id_ttl: 60 });
+    expect((await api('GET', 'role/fields/policies')).json!.data).toEqual({ token_policies: ['a'], policies: ['a'] });
+    expect((await api('POST', 'role/fields/policies', { policies: 'b,c' })).status).toBe(204);
+    expect((await api('POST', 'role/fields/token-ttl', { token_ttl: '5m' })).status).toBe(204);
+    expect((await api('GET', 'role/fields/token-ttl')).json!.data).toEqual({ token_ttl: 300 });
+    expect((await api('GET', 'role/fields')).json!.data).toMatchObject({ token_policies: ['b', 'c'], token_ttl: 300, secret_id_ttl: 60 });
+    expect((await api('DELETE', 'role/fields/secret-id-ttl')).status).toBe(204);
+    expect((await api('GET', 'role/fields/secret-id-ttl')).json!.data).toEqual({ secret_id_ttl: 0 });
+    expect((await api('GET', 'role/fields/local-secret-ids')).json!.data).toEqual({ local_secret_ids: false });
+    expect((await api('POST', 'role/fields/local-secret-ids', {})).status).toBe(405);
+    expect((await api('POST', 'role/fields/bind-secret-id', { bind_secret_id: false })).json!.errors[0]).toMatch(/at least one constraint/);
+    expect((await api('POST', 'role/fields/token-ttl', {})).status).toBe(400);
+    expect((await api('POST', 'role/nothere/token-ttl', { token_ttl: 60 })).status).toBe(404);
+    expect((await api('GET', 'role/nothere/token-ttl')).status).toBe(404);
+  });
+});
+
 describe('approle: secret ids and login', () => {
   it('logs in: the token has the role policies, metadata role_name and the secret id metadata, display name approle', async () => {
     const roleId = await role('app', { token_policies: 'reader', token_ttl: '20m' });

@@ -1,7 +1,8 @@
 /** role (LIST), role/<name> (create/update, read, delete), role/<name>/role-id (read, write). */
 import { NotFound } from '../../../errors';
 import { f } from '../../../http/fields';
-import { definePath } from '../../../http/path';
+import type { FieldValues } from '../../../http/fields';
+import { definePath, type ReqContext } from '../../../http/path';
 import { mergeTokenSettings, tokenFields } from '../../token-fields';
 import { checkRoleName } from '../ids';
 import { applyRoleInput, roleData } from '../role';
@@ -10,7 +11,7 @@ import { approleStore } from './role-access';
 
 const roleName = f.pathParam({ description: 'the role name (lower case)' });
 
-const roleFields = {
+export const roleFields = {
   role_name: roleName,
   bind_secret_id: f.bool({ description: 'logins must present a secret id (default true)' }),
   secret_id_bound_cidrs: f.list({ description: 'CIDR blocks logins may come from' }),
@@ -22,6 +23,30 @@ const roleFields = {
   period: f.duration({ description: 'deprecated alias of token_period' }),
   ...tokenFields,
 };
+
+export type RoleWrite = Partial<FieldValues<typeof roleFields>> & { role_name: string };
+
+/** A role write (the whole role, or one field from its sub-path when `mustExist`): only the given fields change. */
+export async function writeRole(req: ReqContext, d: RoleWrite, mustExist: boolean): Promise<void> {
+  const name = checkRoleName(d.role_name);
+  const store = approleStore(req);
+  const current = await store.role(name);
+  if (!current && mustExist) throw new NotFound(`role "${name}" does not exist`);
+  const token = mergeTokenSettings(current?.value.token, { ...d, token_period: d.token_period ?? d.period });
+  const role = applyRoleInput(
+    current?.value,
+    {
+      roleId: d.role_id,
+      bindSecretId: d.bind_secret_id,
+      secretIdBoundCidrs: d.secret_id_bound_cidrs ?? d.bound_cidr_list,
+      secretIdNumUses: d.secret_id_num_uses,
+      secretIdTtl: d.secret_id_ttl,
+      localSecretIds: d.local_secret_ids,
+    },
+    token,
+  );
+  await saveRole(store, name, current, role, req.deps.now());
+}
 
 export const rolePaths = [
   definePath({
@@ -48,20 +73,7 @@ export const rolePaths = [
         return { data: roleData(item.value) };
       },
       write: async (req) => {
-        const d = req.data;
-        const name = checkRoleName(d.role_name);
-        const store = approleStore(req);
-        const current = await store.role(name);
-        const token = mergeTokenSettings(current?.value.token, { ...d, token_period: d.token_period ?? d.period });
-        const role = applyRoleInput(current?.value, {
-          roleId: d.role_id,
-          bindSecretId: d.bind_secret_id,
-          secretIdBoundCidrs: d.secret_id_bound_cidrs ?? d.bound_cidr_list,
-          secretIdNumUses: d.secret_id_num_uses,
-          secretIdTtl: d.secret_id_ttl,
-          localSecretIds: d.local_secret_ids,
-        }, token);
-        await saveRole(store, name, current, role, req.deps.now());
+        await writeRole(req, req.data, false);
       },
       delete: async (req) => {
         await deleteRole(approleStore(req), checkRoleName(req.data.role_name));
