@@ -11,7 +11,7 @@
 import { HttpError } from '../errors';
 import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
-import { hashStrings, type AuditHasher } from './hasher';
+import { hashedJson, type AuditHasher } from './hasher';
 
 /** What is known of a request by the time it is recorded. */
 export interface AuditRequest {
@@ -60,6 +60,9 @@ export class Auditor {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Each request's rendered auth and request parts, by mode, while the request lives. */
+  private readonly heads = new WeakMap<AuditRequest, { raw?: string; hashed?: string }>();
+
   get enabled(): boolean {
     return this.devices.length > 0;
   }
@@ -70,38 +73,40 @@ export class Auditor {
   }
 
   async request(req: AuditRequest): Promise<void> {
-    await this.emit((hash) => ({ type: 'request', time: this.time(), auth: authOf(req, hash), request: requestOf(req, hash) }));
+    await this.emit(req, (head, time) => `{"type":"request","time":"${time}",${head}}\n`);
   }
 
   async response(req: AuditRequest, res: AuditResponse, error: string | undefined): Promise<void> {
-    await this.emit((hash) => ({
-      type: 'response',
-      time: this.time(),
-      auth: authOf(req, hash),
-      request: requestOf(req, hash),
-      response: responseOf(req, res, hash),
-      ...(error ? { error } : {}),
-    }));
+    await this.emit(req, (head, time, hash) => {
+      const tail = error ? `,"error":${JSON.stringify(error)}` : '';
+      return `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res, hash)}${tail}}\n`;
+    });
   }
 
-  private time(): string {
-    return new Date(this.now()).toISOString();
-  }
-
-  /** One line per device (raw or hashed); succeeds when at least one device wrote it. */
-  private async emit(build: (hash: (s: string) => string) => Record<string, unknown>): Promise<void> {
+  /**
+   * One line per device (raw or hashed); succeeds when at least one device wrote it. The
+   * `"auth":…,"request":…` part is rendered once per request and mode: the response record
+   * repeats the request record's (a request is not changed once recorded).
+   */
+  private async emit(req: AuditRequest, line: (head: string, time: string, hash: (s: string) => string) => string): Promise<void> {
     if (!this.devices.length) return;
-    let hashed: string | undefined;
-    let raw: string | undefined;
-    let written = 0;
-    let failure: unknown;
-    const hash = await this.hasher.hashFn().catch((e: unknown) => {
+    const key = await this.hasher.hashFn().catch((e: unknown) => {
       throw new AuditUnavailable(e);
     });
+    const time = new Date(this.now()).toISOString();
+    const heads = this.heads.get(req) ?? {};
+    this.heads.set(req, heads);
+    const lines: { raw?: string; hashed?: string } = {};
+    const render = (mode: 'raw' | 'hashed'): string => {
+      const hash = mode === 'raw' ? (v: string) => v : memo(key);
+      heads[mode] ??= `"auth":${JSON.stringify(authOf(req, hash))},"request":${requestOf(req, hash)}`;
+      return (lines[mode] ??= line(heads[mode], time, hash));
+    };
+    let written = 0;
+    let failure: unknown;
     for (const d of this.devices) {
-      const line = d.options.log_raw === 'true' ? (raw ??= JSON.stringify(build((s) => s)) + '\n') : (hashed ??= JSON.stringify(build(hash)) + '\n');
       try {
-        d.write(line);
+        d.write(render(d.options.log_raw === 'true' ? 'raw' : 'hashed'));
         written++;
       } catch (e) {
         failure = e;
@@ -109,6 +114,16 @@ export class Auditor {
     }
     if (!written) throw new AuditUnavailable(failure);
   }
+}
+
+/** The hash, remembering this record's values (a token and its accessor appear twice). */
+function memo(hash: (s: string) => string): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    let h = seen.get(s);
+    if (h === undefined) seen.set(s, (h = hash(s)));
+    return h;
+  };
 }
 
 function authOf(req: AuditRequest, hash: (s: string) => string): Record<string, unknown> {
@@ -122,35 +137,47 @@ function authOf(req: AuditRequest, hash: (s: string) => string): Record<string, 
   };
 }
 
-function requestOf(req: AuditRequest, hash: (s: string) => string): Record<string, unknown> {
-  return {
-    id: req.id,
-    operation: req.operation,
-    mount_type: req.mountType,
-    mount_point: req.mountPoint,
-    ...(req.clientToken ? { client_token: hash(req.clientToken) } : {}),
-    ...(req.principal ? { client_token_accessor: hash(req.principal.accessor) } : {}),
-    path: req.path,
-    ...(req.data !== undefined ? { data: hashStrings(req.data, hash, req.clearKeys) } : {}),
-    ...(req.remoteAddress ? { remote_address: req.remoteAddress } : {}),
-    ...(req.userAgent ? { user_agent: req.userAgent } : {}),
-  };
+function requestOf(req: AuditRequest, hash: (s: string) => string): string {
+  return jsonObject([
+    ['id', JSON.stringify(req.id)],
+    ['operation', JSON.stringify(req.operation)],
+    ['mount_type', JSON.stringify(req.mountType)],
+    ['mount_point', JSON.stringify(req.mountPoint)],
+    ['client_token', req.clientToken ? JSON.stringify(hash(req.clientToken)) : undefined],
+    ['client_token_accessor', req.principal ? JSON.stringify(hash(req.principal.accessor)) : undefined],
+    ['path', JSON.stringify(req.path)],
+    ['data', req.data !== undefined ? hashedJson(req.data, hash, req.clearKeys) : undefined],
+    ['remote_address', req.remoteAddress ? JSON.stringify(req.remoteAddress) : undefined],
+    ['user_agent', req.userAgent ? JSON.stringify(req.userAgent) : undefined],
+  ]);
 }
 
 const AUTH_CLEAR = ['policies', 'token_policies', 'identity_policies', 'metadata', 'lease_duration', 'renewable', 'orphan', 'entity_id', 'token_type', 'num_uses'];
 
-function responseOf(req: AuditRequest, res: AuditResponse, hash: (s: string) => string): Record<string, unknown> {
-  const out: Record<string, unknown> = { mount_type: req.mountType, mount_point: req.mountPoint, status_code: res.status };
+function responseOf(req: AuditRequest, res: AuditResponse, hash: (s: string) => string): string {
+  let data: string | undefined;
   if (res.raw) {
     const body = typeof res.raw.body === 'string' ? res.raw.body : Buffer.from(res.raw.body).toString('base64');
-    out.data = { http_content_type: res.raw.contentType, http_raw_body: hash(body), http_status_code: res.status };
+    data = JSON.stringify({ http_content_type: res.raw.contentType, http_raw_body: hash(body), http_status_code: res.status });
   } else if (res.data !== undefined && res.data !== null) {
-    out.data = hashStrings(res.data, hash, res.clearKeys);
+    data = hashedJson(res.data, hash, res.clearKeys);
   }
-  if (res.leaseId) out.secret = { lease_id: res.leaseId };
-  // A token's secrets (client_token, accessor) as HMACs; what it may do stays readable.
-  if (res.auth) out.auth = hashStrings(res.auth, hash, AUTH_CLEAR);
-  if (res.wrapInfo) out.wrap_info = hashStrings(res.wrapInfo, hash);
-  if (res.warnings?.length) out.warnings = res.warnings;
-  return out;
+  return jsonObject([
+    ['mount_type', JSON.stringify(req.mountType)],
+    ['mount_point', JSON.stringify(req.mountPoint)],
+    ['status_code', JSON.stringify(res.status)],
+    ['data', data],
+    ['secret', res.leaseId ? JSON.stringify({ lease_id: res.leaseId }) : undefined],
+    // A token's secrets (client_token, accessor) as HMACs; what it may do stays readable.
+    ['auth', res.auth ? hashedJson(res.auth, hash, AUTH_CLEAR) : undefined],
+    ['wrap_info', res.wrapInfo ? hashedJson(res.wrapInfo, hash) : undefined],
+    ['warnings', res.warnings?.length ? JSON.stringify(res.warnings) : undefined],
+  ]);
+}
+
+/** `{"key":value,…}` from JSON texts, leaving out the undefined ones. */
+function jsonObject(entries: [string, string | undefined][]): string {
+  let out = '';
+  for (const [k, v] of entries) if (v !== undefined) out += `${out ? ',' : ''}"${k}":${v}`;
+  return `{${out}}`;
 }

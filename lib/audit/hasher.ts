@@ -58,23 +58,36 @@ function hashWith(key: Buffer, value: string): string {
 }
 
 /**
- * A copy of `value` with every string replaced by its HMAC: in objects and arrays at any depth,
- * except the values of top-level keys listed in `clear` (the mount's non-HMAC keys). Numbers,
- * booleans and null stay as they are; bytes are hashed as their base64 text.
+ * The JSON text of `value` with every string replaced by its HMAC: in objects and arrays at any
+ * depth, except the values of top-level keys listed in `clear` (the mount's non-HMAC keys).
+ * Numbers, booleans and null stay as they are; bytes are hashed as their base64 text. Written in
+ * one walk, building no hashed copy (the audit log's hot path), so a `__proto__` key is only
+ * text. Otherwise as JSON.stringify: `toJSON` is honoured (a Date is hashed as its ISO text),
+ * undefined and functions are left out of objects and are null in arrays.
  */
-export function hashStrings(value: unknown, hash: (s: string) => string, clear: readonly string[] = []): unknown {
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return hash(v);
-    if (v instanceof Uint8Array) return hash(Buffer.from(v).toString('base64'));
-    if (typeof v === 'bigint') return v.toString();
-    if (v === null || typeof v !== 'object') return v;
-    if (depth > 32) return hash(JSON.stringify(v) ?? '');
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      Object.defineProperty(out, k, { value: depth === 0 && clear.includes(k) ? x : walk(x, depth + 1), enumerable: true, writable: true, configurable: true });
+export function hashedJson(value: unknown, hash: (s: string) => string, clear: readonly string[] = []): string {
+  const walk = (v: unknown, depth: number): string | undefined => {
+    if (typeof v === 'string') return quote(hash(v));
+    if (v instanceof Uint8Array) return quote(hash(Buffer.from(v).toString('base64')));
+    if (typeof v === 'bigint') return quote(v.toString());
+    if (v === null || typeof v !== 'object') return JSON.stringify(v);
+    if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return walk((v as { toJSON: () => unknown }).toJSON(), depth);
+    if (depth > 32) return quote(hash(JSON.stringify(v) ?? ''));
+    if (Array.isArray(v)) return `[${v.map((x) => walk(x, depth + 1) ?? 'null').join(',')}]`;
+    const parts: string[] = [];
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      const text = depth === 0 && clear.includes(k) ? JSON.stringify(x) : walk(x, depth + 1);
+      if (text !== undefined) parts.push(`${quote(k)}:${text}`);
     }
-    return out;
+    return `{${parts.join(',')}}`;
   };
-  return walk(value, 0);
+  return walk(value, 0) ?? 'null';
 }
+
+/** A JSON string literal; the HMACs and most keys need no escaping. */
+function quote(s: string): string {
+  return SAFE.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+const SAFE = /^[\w:.\-/ ]*$/;

@@ -127,6 +127,18 @@ describe('Auditor records', () => {
     for (const secret of ['MHcCAQEE', 'lk.new-token-xyz', 'new-accessor', 'wrapping-token-1', TOKEN, ACCESSOR]) expect(text).not.toContain(secret);
   });
 
+  it("repeats the request record's auth and request parts in the response record, byte for byte", async () => {
+    const path = newFile();
+    const auditor = new Auditor([fileDevice(path)], hasher);
+    const req = request();
+    await auditor.request(req);
+    await auditor.response(req, { status: 204 }, undefined);
+    const [q, r] = lines(path);
+    expect(JSON.stringify(r!.auth)).toBe(JSON.stringify(q!.auth));
+    expect(JSON.stringify(r!.request)).toBe(JSON.stringify(q!.request));
+    expect(Object.keys(r!)).toEqual(['type', 'time', 'auth', 'request', 'response']);
+  });
+
   it('records a raw body (PEM, bytes) as the HMAC of its text with its content type', async () => {
     const path = newFile();
     const auditor = new Auditor([fileDevice(path)], hasher);

@@ -4,7 +4,7 @@
  * process's standard output; AUDIT_DEVICES names them.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,28 @@ describe('file device', () => {
     rmSync(path);
     d.write('two\n');
     expect(readFileSync(path, 'utf8')).toBe('two\n');
+  });
+
+  it('after a rotation (rename), writes to a new file at the path, not the renamed one', () => {
+    const path = join(dir, 'renamed.log');
+    const d = fileDevice(path);
+    d.write('one\n');
+    renameSync(path, `${path}.1`);
+    d.write('two\n');
+    expect(readFileSync(`${path}.1`, 'utf8')).toBe('one\n');
+    expect(readFileSync(path, 'utf8')).toBe('two\n');
+  });
+
+  it('fails while a directory replaces its open file, and writes again once the file is back', () => {
+    const path = join(dir, 'replaced.log');
+    const d = fileDevice(path);
+    d.write('one\n');
+    rmSync(path);
+    mkdirSync(path);
+    expect(() => d.write('two\n')).toThrow(/EISDIR/);
+    rmSync(path, { recursive: true });
+    d.write('three\n');
+    expect(readFileSync(path, 'utf8')).toBe('three\n');
   });
 
   it('writes multi-byte text whole', () => {

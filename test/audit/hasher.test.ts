@@ -1,71 +1,77 @@
 /**
- * The audit HMAC: hashStrings replaces every string at any depth (bytes as their base64 text),
+ * The audit HMAC: hashedJson replaces every string at any depth (bytes as their base64 text),
  * leaves numbers, booleans and null, keeps only the listed top-level keys clear, and never lets a
  * `__proto__` or `constructor` key reach a prototype. AuditHasher keeps one key per table, sealed,
  * the same for every function that opens it.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AuditHasher, hashStrings } from '../../lib/audit/hasher';
+import { AuditHasher, hashedJson } from '../../lib/audit/hasher';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
 import { Sealer, isSealed } from '../../lib/keys/sealed';
 import { createTestStore } from '../helpers/store';
 
 const tag = (s: string) => `H(${s})`;
 
-describe('hashStrings', () => {
+/** The hashed value, parsed back. */
+const hashed = (v: unknown, clear?: readonly string[]) => JSON.parse(hashedJson(v, tag, clear)) as unknown;
+
+describe('hashedJson', () => {
   it('hashes strings in nested objects and arrays, keeping numbers, booleans and null', () => {
-    const out = hashStrings({ a: 'x', n: 3, b: true, z: null, list: ['y', 4, { deep: ['z'] }], o: { p: { q: 'w' } } }, tag);
+    const out = hashed({ a: 'x', n: 3, b: true, z: null, list: ['y', 4, { deep: ['z'] }], o: { p: { q: 'w' } } });
     expect(out).toEqual({ a: 'H(x)', n: 3, b: true, z: null, list: ['H(y)', 4, { deep: ['H(z)'] }], o: { p: { q: 'H(w)' } } });
   });
 
   it('hashes a bare string, and bytes as their base64 text', () => {
-    expect(hashStrings('secret', tag)).toBe('H(secret)');
+    expect(hashed('secret')).toBe('H(secret)');
     const bytes = new Uint8Array([0, 1, 2, 250]);
-    expect(hashStrings({ body: bytes, buf: Buffer.from('kv value') }, tag)).toEqual({
+    expect(hashed({ body: bytes, buf: Buffer.from('kv value') })).toEqual({
       body: `H(${Buffer.from(bytes).toString('base64')})`,
       buf: `H(${Buffer.from('kv value').toString('base64')})`,
     });
   });
 
   it('keeps only top-level clear keys clear: the same key deeper down is hashed', () => {
-    const out = hashStrings({ role: 'web', nested: { role: 'db' }, list: [{ role: 'x' }], other: 'o' }, tag, ['role', 'nested']);
+    const out = hashed({ role: 'web', nested: { role: 'db' }, list: [{ role: 'x' }], other: 'o' }, ['role', 'nested']);
     expect(out).toEqual({ role: 'web', nested: { role: 'db' }, list: [{ role: 'H(x)' }], other: 'H(o)' });
-    const deep = hashStrings({ outer: { role: 'db' } }, tag, ['role']);
-    expect(deep).toEqual({ outer: { role: 'H(db)' } });
+    expect(hashed({ outer: { role: 'db' } }, ['role'])).toEqual({ outer: { role: 'H(db)' } });
   });
 
-  it('records __proto__ and constructor keys as plain data, hashed, without touching a prototype', () => {
+  it('writes __proto__ and constructor keys as plain data, hashed, touching no prototype', () => {
     const input = JSON.parse('{"__proto__":{"polluted":"yes","x":"s"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"t"}') as unknown;
-    const out = hashStrings(input, tag) as Record<string, unknown>;
-    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
-    expect(Object.keys(out)).toEqual(['__proto__', 'constructor', 'toString']);
-    expect(JSON.parse(JSON.stringify(out))).toEqual(
-      JSON.parse('{"__proto__":{"polluted":"H(yes)","x":"H(s)"},"constructor":{"prototype":{"polluted":"H(yes)"}},"toString":"H(t)"}'),
-    );
+    expect(hashedJson(input, tag)).toBe('{"__proto__":{"polluted":"H(yes)","x":"H(s)"},"constructor":{"prototype":{"polluted":"H(yes)"}},"toString":"H(t)"}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect((out as { polluted?: unknown }).polluted).toBeUndefined();
-    // A clear __proto__ key stays clear, still as an own property.
-    const clear = hashStrings(input, tag, ['__proto__']) as Record<string, unknown>;
-    expect(Object.getOwnPropertyDescriptor(clear, '__proto__')?.value).toEqual({ polluted: 'yes', x: 's' });
-    expect(Object.getPrototypeOf(clear)).toBe(Object.prototype);
+    // A clear __proto__ key stays clear.
+    expect(hashedJson(input, tag, ['__proto__'])).toContain('"__proto__":{"polluted":"yes","x":"s"}');
   });
 
   it('does not treat a clear key as inherited: "constructor" or "toString" is clear only when listed', () => {
-    expect(hashStrings({ constructor: 'c', toString: 't' }, tag, [])).toEqual({ constructor: 'H(c)', toString: 'H(t)' });
+    expect(hashed({ constructor: 'c', toString: 't' }, [])).toEqual({ constructor: 'H(c)', toString: 'H(t)' });
+  });
+
+  it('writes what JSON.stringify writes when nothing is hashed', () => {
+    const same = (s: string) => s;
+    const v = { 'a"b': 'q"uote\\', nl: 'line\nbreak', u: 'é€😀', n: -1.5e-7, nan: NaN, inf: Infinity, t: false, z: null, skip: undefined, f: () => 1, list: [undefined, 1, 'x', [[]], {}], date: new Date(0), o: { k: { j: 'v' } } };
+    expect(hashedJson(v, same)).toBe(JSON.stringify(v));
+    expect(hashedJson([], same)).toBe('[]');
+    expect(hashedJson(undefined, same)).toBe('null');
+  });
+
+  it('hashes a Date as its ISO text, and writes a bigint as its decimal text', () => {
+    expect(hashed({ at: new Date(0), big: 12345678901234567890n })).toEqual({ at: 'H(1970-01-01T00:00:00.000Z)', big: '12345678901234567890' });
   });
 
   it('hashes an over-deep value whole instead of recursing without end', () => {
     let v: unknown = 'leaf';
     for (let i = 0; i < 100; i++) v = { d: v };
-    const text = JSON.stringify(hashStrings(v, tag));
+    const text = hashedJson(v, tag);
     expect(text).not.toContain('leaf"');
     expect(text).toContain('H(');
   });
 
   it('leaves the input untouched', () => {
     const input = { a: 'x', o: { b: ['y'] } };
-    hashStrings(input, tag);
+    hashedJson(input, tag);
     expect(input).toEqual({ a: 'x', o: { b: ['y'] } });
   });
 });

@@ -5,6 +5,8 @@ import { captureLogs } from '../../helpers/capture-logs';
 
 let svc: TestService;
 beforeAll(async () => {
+  // The stdout audit device, beside the operational log (vitest.config.ts sets none).
+  process.env.AUDIT_DEVICES = 'stdout';
   svc = await createTestService();
 });
 afterEach(() => {
