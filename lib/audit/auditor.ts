@@ -13,7 +13,7 @@ import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
 import { hashedJson, type AuditHasher } from './hasher';
 
-/** What is known of a request by the time it is recorded. */
+/** What is known of a request by the time it is recorded; not changed after (its response record repeats its rendering). */
 export interface AuditRequest {
   id: string;
   /** read, list, create, update, delete (a write is create or update once the path knows). */
