@@ -1,6 +1,7 @@
 /**
  * One run that makes every kind of secret pass through requests and answers — PKI and SSH
  * private keys (issued, exported, sent), tokens (created, wrapped, unwrapped), SSH OTPs,
+ * AppRole secret ids (generated, custom, logged in with, looked up),
  * cloud-A and cloud-B client secrets (from their wire-protocol fakes, and the root ones sent
  * in their config), catalog KV values, the root token — then the whole audit file is scanned:
  * none of them appears in clear (PEM body lines, KV values in base64 too). sys/audit-hash
@@ -86,6 +87,21 @@ describe('audit secrets', () => {
     const rewrapped = await ok('POST', 'sys/wrapping/unwrap', { body: { token: wrap.json!.wrap_info.token } });
     expect(rewrapped.json!.data.password).toBe('wrapped-password-7f3a9c');
 
+    // AppRole: a generated secret id and a custom one, each logged in with; the login's token.
+    await ok('POST', 'auth/approle/role/app', { body: { token_policies: ['default'], secret_id_ttl: '1h' } });
+    const roleId = (await ok('GET', 'auth/approle/role/app/role-id')).json!.data.role_id as string;
+    const generated = await ok('POST', 'auth/approle/role/app/secret-id', { body: { metadata: { team: 'blue' } } });
+    keep('approle secret id', generated.json!.data.secret_id);
+    keep('approle secret id accessor', generated.json!.data.secret_id_accessor);
+    const custom = 'custom-secret-id-5be0a7e2c9';
+    await ok('POST', 'auth/approle/role/app/custom-secret-id', { body: { secret_id: custom } });
+    keep('approle custom secret id', custom);
+    for (const secretId of [generated.json!.data.secret_id, custom]) {
+      const login = await ok('POST', 'auth/approle/login', { body: { role_id: roleId, secret_id: secretId }, token: undefined });
+      keep('approle login token', login.json!.auth.client_token);
+    }
+    await ok('POST', 'auth/approle/role/app/secret-id/lookup', { body: { secret_id: custom } });
+
     // Cloud credentials: the root ones sent at setup, and the dynamic ones issued.
     keep('cloud-a root secret', b.cloudA.root.clientSecret);
     keep('cloud-b root secret', b.cloudB.state.root.secret);
@@ -108,7 +124,7 @@ describe('audit secrets', () => {
     const text = readFileSync(auditFile, 'utf8');
     const records = readRecords(auditFile);
     expect(records.length).toBeGreaterThan(40);
-    for (const path of ['pki/issue/leased', 'ssh/issue/users', 'ssh/creds/otp', 'cloud-a/creds/dyn', 'cloud-b/creds/ops', 'kv/app/db-password', 'sys/wrapping/unwrap']) {
+    for (const path of ['auth/approle/login', 'pki/issue/leased', 'ssh/issue/users', 'ssh/creds/otp', 'cloud-a/creds/dyn', 'cloud-b/creds/ops', 'kv/app/db-password', 'sys/wrapping/unwrap']) {
       expect(records.filter((r) => r.request.path === path).map((r) => r.type), path).toEqual(expect.arrayContaining(['request', 'response']));
     }
     expect(secrets.filter((s) => text.includes(s.value)).map((s) => s.what)).toEqual([]);
