@@ -1,13 +1,13 @@
 /**
- * kill -9 of the local service (embedded store) at a random moment while clients write
- * concurrently: catalog KV writes (new keys, some of 300 KB; hot keys overwritten with a rising
- * sequence) and stored PKI issues (a certificate and its index entry in one write). Several
- * rounds on one data directory, with fsync (the default) and without (LOCAL_STORE_SYNC=false).
- * After each kill the store must pass its integrity check (no
- * half-written record, no index entry without its item or item without its entry), and after
- * the restart every acknowledged write must read back: a new key with its value, a hot key at
- * its last acknowledged sequence or later (a write in flight at the kill may have landed), every
- * acknowledged certificate.
+ * kill -9 of the local service (embedded store) at a random moment (0-700 ms after the first
+ * write is acknowledged) while clients write concurrently: catalog KV writes (new keys, some of
+ * 300 KB; hot keys overwritten with a rising sequence) and stored PKI issues (a certificate and
+ * its index entry in one write). Several rounds on one data directory, with fsync (the default)
+ * and without (LOCAL_STORE_SYNC=false). After each kill the store must pass its integrity check
+ * (no half-written record, no index entry without its item or item without its entry), and
+ * after the restart every acknowledged write must read back: a new key with its value, a hot key
+ * at its last acknowledged sequence or later (a write in flight at the kill may have landed),
+ * every acknowledged certificate.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -154,9 +154,12 @@ describe.each([
 
     const acked: Acked = { kv: new Map(), hot: new Map(), serials: [] };
     for (let round = 0; round < rounds; round++) {
-      const delayMs = 100 + Math.floor(Math.random() * 700);
-      const before = acked.kv.size + acked.serials.length;
+      const delayMs = Math.floor(Math.random() * 700);
+      const count = () => acked.kv.size + acked.serials.length;
+      const before = count();
       const writing = writers(base, token, round, acked);
+      // The kill comes `delayMs` after the first acknowledged write (a loaded machine may take a while to answer one).
+      for (let i = 0; i < 3000 && count() === before; i++) await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, delayMs));
       await kill(server);
       const failures = await writing;
