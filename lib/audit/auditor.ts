@@ -11,7 +11,7 @@
 import { HttpError } from '../errors';
 import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
-import { hashedJson, type AuditHasher } from './hasher';
+import { hashedJson, hashWith, type AuditHasher } from './hasher';
 
 /** What is known of a request by the time it is recorded; not changed after (its response record repeats its rendering). */
 export interface AuditRequest {
@@ -53,15 +53,28 @@ export class AuditUnavailable extends HttpError {
   }
 }
 
+/** Where rendered records go: in this thread, or a worker thread (worker-sink.ts). */
+export interface RecordSink {
+  write(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined, time: string): void | Promise<void>;
+}
+
 export class Auditor {
+  private sinkOf?: Promise<RecordSink>;
+
+  /**
+   * `sinkFactory` builds the sink once the HMAC key is known: by default the records are
+   * rendered and written in this thread (RecordWriter).
+   */
   constructor(
     readonly devices: readonly AuditDevice[],
     readonly hasher: AuditHasher,
     private readonly now: () => number = Date.now,
-  ) {}
+    sinkFactory?: (key: Buffer) => RecordSink,
+  ) {
+    this.sinkFactory = sinkFactory ?? ((key) => new RecordWriter(devices, key));
+  }
 
-  /** Each request's rendered auth and request parts, by mode, while the request lives. */
-  private readonly heads = new WeakMap<AuditRequest, { raw?: string; hashed?: string }>();
+  private readonly sinkFactory: (key: Buffer) => RecordSink;
 
   get enabled(): boolean {
     return this.devices.length > 0;
@@ -73,34 +86,60 @@ export class Auditor {
   }
 
   async request(req: AuditRequest): Promise<void> {
-    await this.emit(req, (head, time) => `{"type":"request","time":"${time}",${head}}\n`);
+    await this.emit('request', req, undefined, undefined);
   }
 
   async response(req: AuditRequest, res: AuditResponse, error: string | undefined): Promise<void> {
-    await this.emit(req, (head, time, hash) => {
-      const tail = error ? `,"error":${JSON.stringify(error)}` : '';
-      return `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res, hash)}${tail}}\n`;
-    });
+    await this.emit('response', req, res, error);
   }
 
-  /**
-   * One line per device (raw or hashed); succeeds when at least one device wrote it. The
-   * `"auth":…,"request":…` part is rendered once per request and mode: the response record
-   * repeats the request record's (a request is not changed once recorded).
-   */
-  private async emit(req: AuditRequest, line: (head: string, time: string, hash: (s: string) => string) => string): Promise<void> {
+  private async emit(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined): Promise<void> {
     if (!this.devices.length) return;
-    const key = await this.hasher.hashFn().catch((e: unknown) => {
-      throw new AuditUnavailable(e);
-    });
-    const time = new Date(this.now()).toISOString();
-    const heads = this.heads.get(req) ?? {};
-    this.heads.set(req, heads);
+    const sink = await this.sink();
+    await sink.write(kind, req, res, error, new Date(this.now()).toISOString());
+  }
+
+  private sink(): Promise<RecordSink> {
+    this.sinkOf ??= this.hasher.ensureKey().then(
+      (key) => this.sinkFactory(key),
+      (e: unknown) => {
+        throw new AuditUnavailable(e);
+      },
+    );
+    this.sinkOf.catch(() => (this.sinkOf = undefined));
+    return this.sinkOf;
+  }
+}
+
+/**
+ * Renders records and writes them to the devices, synchronously: one line per device (raw or
+ * hashed); succeeds when at least one device wrote it. The `"auth":…,"request":…` part is
+ * rendered once per request and mode: the response record repeats the request record's (a
+ * request is not changed once recorded).
+ */
+export class RecordWriter implements RecordSink {
+  private readonly heads = new Map<string, { raw?: string; hashed?: string }>();
+  private readonly hash: (s: string) => string;
+
+  constructor(
+    private readonly devices: readonly AuditDevice[],
+    key: Buffer,
+  ) {
+    this.hash = (s) => hashWith(key, s);
+  }
+
+  write(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined, time: string): void {
+    const heads = this.heads.get(req.id) ?? {};
+    if (kind === 'request') this.heads.set(req.id, heads);
+    else this.heads.delete(req.id);
     const lines: { raw?: string; hashed?: string } = {};
     const render = (mode: 'raw' | 'hashed'): string => {
-      const hash = mode === 'raw' ? (v: string) => v : memo(key);
-      heads[mode] ??= `"auth":${JSON.stringify(authOf(req, hash))},"request":${requestOf(req, hash)}`;
-      return (lines[mode] ??= line(heads[mode], time, hash));
+      const hash = mode === 'raw' ? (v: string) => v : memo(this.hash);
+      const head = (heads[mode] ??= `"auth":${JSON.stringify(authOf(req, hash))},"request":${requestOf(req, hash)}`);
+      if (lines[mode] !== undefined) return lines[mode];
+      if (kind === 'request') return (lines[mode] = `{"type":"request","time":"${time}",${head}}\n`);
+      const tail = error ? `,"error":${JSON.stringify(error)}` : '';
+      return (lines[mode] = `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res ?? { status: 0 }, hash)}${tail}}\n`);
     };
     let written = 0;
     let failure: unknown;

@@ -53,7 +53,7 @@ export class AuditHasher {
   }
 }
 
-function hashWith(key: Buffer, value: string): string {
+export function hashWith(key: Buffer, value: string): string {
   return PREFIX + createHmac('sha256', key).update(value).digest('hex');
 }
 

@@ -200,7 +200,7 @@ describe('Auditor devices', () => {
   });
 
   it('fails closed when the HMAC key cannot be had', async () => {
-    const broken = { hashFn: () => Promise.reject(new Error('kms down')) } as unknown as AuditHasher;
+    const broken = { ensureKey: () => Promise.reject(new Error('kms down')) } as unknown as AuditHasher;
     await expect(new Auditor([fileDevice(newFile())], broken).request(request())).rejects.toBeInstanceOf(AuditUnavailable);
   });
 

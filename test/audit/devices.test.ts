@@ -15,62 +15,62 @@ const dir = mkdtempSync(join(tmpdir(), 'latchkey-audit-devices-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('file device', () => {
-  it('appends lines to a file it creates with mode 0600', () => {
+  it('appends lines to a file it creates with mode 0600', async () => {
     const path = join(dir, 'a.log');
     const d = fileDevice(path);
-    d.write('{"n":1}\n');
-    d.write('{"n":2}\n');
+    await d.write('{"n":1}\n');
+    await d.write('{"n":2}\n');
     expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(d).toMatchObject({ path: 'file/', type: 'file', options: { file_path: path, log_raw: 'false' } });
   });
 
-  it('recreates a removed (rotated) file on the next write', () => {
+  it('recreates a removed (rotated) file on the next write', async () => {
     const path = join(dir, 'rotated.log');
     const d = fileDevice(path);
-    d.write('one\n');
+    await d.write('one\n');
     rmSync(path);
-    d.write('two\n');
+    await d.write('two\n');
     expect(readFileSync(path, 'utf8')).toBe('two\n');
   });
 
-  it('after a rotation (rename), writes to a new file at the path, not the renamed one', () => {
+  it('after a rotation (rename), writes to a new file at the path, not the renamed one', async () => {
     const path = join(dir, 'renamed.log');
     const d = fileDevice(path);
-    d.write('one\n');
+    await d.write('one\n');
     renameSync(path, `${path}.1`);
-    d.write('two\n');
+    await d.write('two\n');
     expect(readFileSync(`${path}.1`, 'utf8')).toBe('one\n');
     expect(readFileSync(path, 'utf8')).toBe('two\n');
   });
 
-  it('fails while a directory replaces its open file, and writes again once the file is back', () => {
+  it('fails while a directory replaces its open file, and writes again once the file is back', async () => {
     const path = join(dir, 'replaced.log');
     const d = fileDevice(path);
-    d.write('one\n');
+    await d.write('one\n');
     rmSync(path);
     mkdirSync(path);
-    expect(() => d.write('two\n')).toThrow(/EISDIR/);
+    await expect(Promise.resolve().then(() => d.write('two\n'))).rejects.toThrow(/EISDIR/);
     rmSync(path, { recursive: true });
-    d.write('three\n');
+    await d.write('three\n');
     expect(readFileSync(path, 'utf8')).toBe('three\n');
   });
 
-  it('writes multi-byte text whole', () => {
+  it('writes multi-byte text whole', async () => {
     const path = join(dir, 'utf8.log');
     const line = JSON.stringify({ s: 'é€😀'.repeat(20_000) }) + '\n';
-    fileDevice(path).write(line);
+    await fileDevice(path).write(line);
     expect(readFileSync(path, 'utf8')).toBe(line);
   });
 
-  it('throws when a directory stands where the file should be', () => {
+  it('rejects when a directory stands where the file should be', async () => {
     const path = join(dir, 'blocked.log');
     mkdirSync(path);
-    expect(() => fileDevice(path).write('x\n')).toThrow(/EISDIR/);
+    await expect(Promise.resolve().then(() => fileDevice(path).write('x\n'))).rejects.toThrow(/EISDIR/);
   });
 
-  it('throws when the directory does not exist', () => {
-    expect(() => fileDevice(join(dir, 'missing', 'a.log')).write('x\n')).toThrow(/ENOENT/);
+  it('rejects when the directory does not exist', async () => {
+    await expect(Promise.resolve().then(() => fileDevice(join(dir, 'missing', 'a.log')).write('x\n'))).rejects.toThrow(/ENOENT/);
   });
 });
 
