@@ -24,7 +24,10 @@ export function send(url: string, method: string, headers: Record<string, string
         path: u.pathname + u.search,
         method,
         agent,
-        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers:
+          body === undefined
+            ? headers
+            : { 'content-type': 'application/json', ...headers, 'content-length': String(Buffer.byteLength(body)) },
       },
       (res) => {
         const parts: Buffer[] = [];

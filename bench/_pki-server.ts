@@ -18,7 +18,9 @@ const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-pki-'));
 const svc = await startLocal({ dataDir, port: 0 });
 const direct = createAdaptorServer({ fetch: localApp(svc.deps, await loadEngines()).fetch });
 await new Promise<void>((r) => direct.listen(0, '127.0.0.1', () => r()));
-process.stdout.write(JSON.stringify({ front: svc.url, direct: `http://127.0.0.1:${(direct.address() as AddressInfo).port}`, token: svc.rootToken }) + '\n');
+process.stdout.write(
+  JSON.stringify({ front: svc.url, direct: `http://127.0.0.1:${(direct.address() as AddressInfo).port}`, token: svc.rootToken }) + '\n',
+);
 process.on('SIGTERM', () => {
   direct.close();
   void svc.close().then(() => {

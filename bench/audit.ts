@@ -38,12 +38,20 @@ interface Server {
 }
 
 function startServer(mode: Mode, nodeArgs: string[] = []): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', SWEEP_INTERVAL_MS: '3600000', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    SWEEP_INTERVAL_MS: '3600000',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
   if (mode === 'off') env.AUDIT_DEVICES = 'none';
   else if (process.env.BENCH_AUDIT_DEVICES) env.AUDIT_DEVICES = process.env.BENCH_AUDIT_DEVICES;
   else delete env.AUDIT_DEVICES;
   delete env.AUDIT_LOG_RAW;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), 'level'], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), 'level'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   return new Promise((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -68,7 +76,9 @@ function stopServer(s: Server): Promise<void> {
 
 /** CPU time so far (user + system) in ms, from /proc (clock ticks of 10 ms): the process's, or one thread's. */
 function cpuMs(pid: number, tid?: number): number {
-  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
+    .split(') ')[1]!
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -121,7 +131,10 @@ async function prepare(s: Server): Promise<Load> {
   const role = { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', key_bits: 256, ttl: '1h' };
   await post('pki/roles/nostore', { ...role, no_store: true })();
   await post('pki/roles/stored', role)();
-  const load = { noStore: post('pki/issue/nostore', { common_name: 'www.example.com' }), stored: post('pki/issue/stored', { common_name: 'www.example.com' }) };
+  const load = {
+    noStore: post('pki/issue/nostore', { common_name: 'www.example.com' }),
+    stored: post('pki/issue/stored', { common_name: 'www.example.com' }),
+  };
   // Warm-up: JIT, the HMAC key, the role cache.
   await rateFor(0.5, CLIENTS, load.noStore);
   await rateFor(0.5, CLIENTS, load.stored);
@@ -143,7 +156,10 @@ export interface AuditBenchResult {
   /** Median req/s per load and mode (wall clock: moves with whatever else the machine runs). */
   rates: Record<(typeof LOADS)[number], Figures>;
   /** Median server CPU µs per request, and the throughput it bounds (1e6 / µs), on/off. */
-  cpu: Record<(typeof LOADS)[number], Figures & { offCapacity: number; onCapacity: number; capacityRatio: number; offMainUs: number; onMainUs: number }>;
+  cpu: Record<
+    (typeof LOADS)[number],
+    Figures & { offCapacity: number; onCapacity: number; capacityRatio: number; offMainUs: number; onMainUs: number }
+  >;
   withinTarget: boolean;
 }
 
@@ -158,7 +174,10 @@ export async function run(): Promise<AuditBenchResult> {
   const servers = await Promise.all([startServer('off'), startServer('on')]);
   try {
     const loads = await Promise.all(servers.map(prepare));
-    const samples = Object.fromEntries(LOADS.map((l) => [l, { off: [] as Sample[], on: [] as Sample[] }])) as Record<(typeof LOADS)[number], Record<Mode, Sample[]>>;
+    const samples = Object.fromEntries(LOADS.map((l) => [l, { off: [] as Sample[], on: [] as Sample[] }])) as Record<
+      (typeof LOADS)[number],
+      Record<Mode, Sample[]>
+    >;
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which server goes first, so neither always follows the other's writes.
       const order = round % 2 ? [1, 0] : [0, 1];
@@ -182,9 +201,23 @@ export async function run(): Promise<AuditBenchResult> {
         off.map((x) => x.mainUs),
         on.map((x) => x.mainUs),
       );
-      cpu[load] = { ...c, offCapacity: Math.round(1e6 / c.off), onCapacity: Math.round(1e6 / c.on), capacityRatio: r3(1 / c.ratio), offMainUs: main.off, onMainUs: main.on };
+      cpu[load] = {
+        ...c,
+        offCapacity: Math.round(1e6 / c.off),
+        onCapacity: Math.round(1e6 / c.on),
+        capacityRatio: r3(1 / c.ratio),
+        offMainUs: main.off,
+        onMainUs: main.on,
+      };
     }
-    return { rounds: ROUNDS, seconds: SECONDS, clients: CLIENTS, rates, cpu, withinTarget: LOADS.every((l) => rates[l].ratio >= TARGET_RATIO) };
+    return {
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      clients: CLIENTS,
+      rates,
+      cpu,
+      withinTarget: LOADS.every((l) => rates[l].ratio >= TARGET_RATIO),
+    };
   } finally {
     await Promise.all(servers.map(stopServer));
   }
@@ -221,15 +254,21 @@ async function profile(dir: string, mode: Mode): Promise<void> {
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const r = await run();
-  console.log(`audit off vs on (file device), HTTP pki/issue EC P-256, ${r.clients} clients, ${r.rounds} interleaved rounds of ${r.seconds} s`);
+  console.log(
+    `audit off vs on (file device), HTTP pki/issue EC P-256, ${r.clients} clients, ${r.rounds} interleaved rounds of ${r.seconds} s`,
+  );
   for (const load of LOADS) {
     const x = r.rates[load];
-    console.log(`  ${load.padEnd(8)} off ${String(x.off).padStart(5)} req/s   on ${String(x.on).padStart(5)} req/s   on/off ${x.ratio.toFixed(3)}   rounds ${x.perRound.join(' ')}`);
+    console.log(
+      `  ${load.padEnd(8)} off ${String(x.off).padStart(5)} req/s   on ${String(x.on).padStart(5)} req/s   on/off ${x.ratio.toFixed(3)}   rounds ${x.perRound.join(' ')}`,
+    );
   }
   console.log('server CPU per request (the throughput one saturated thread would reach):');
   for (const load of LOADS) {
     const x = r.cpu[load];
-    console.log(`  ${load.padEnd(8)} off ${String(x.off).padStart(5)} µs (${x.offCapacity} req/s)   on ${String(x.on).padStart(5)} µs (${x.onCapacity} req/s)   on/off capacity ${x.capacityRatio.toFixed(3)}   rounds ${x.perRound.map((p) => r3(1 / p)).join(' ')}`);
+    console.log(
+      `  ${load.padEnd(8)} off ${String(x.off).padStart(5)} µs (${x.offCapacity} req/s)   on ${String(x.on).padStart(5)} µs (${x.onCapacity} req/s)   on/off capacity ${x.capacityRatio.toFixed(3)}   rounds ${x.perRound.map((p) => r3(1 / p)).join(' ')}`,
+    );
     console.log(`  ${''.padEnd(8)} of which the main thread: off ${x.offMainUs} µs, on ${x.onMainUs} µs`);
   }
   console.log(`target on/off >= ${TARGET_RATIO} (req/s): ${r.withinTarget ? 'met' : 'NOT met'}`);

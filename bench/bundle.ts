@@ -123,7 +123,12 @@ export async function bundle(name: string, fn: FunctionDef, outdir: string): Pro
 }
 
 /** Runs `runner` on the bundle `file` in a fresh node, BENCH_EVENT = `event`; its stdout is JSON figures. */
-export function coldStart<T extends object = Omit<ColdStart, 'processMs'>>(runner: string, file: string, event: unknown, env: NodeJS.ProcessEnv): Promise<T & { processMs: number }> {
+export function coldStart<T extends object = Omit<ColdStart, 'processMs'>>(
+  runner: string,
+  file: string,
+  event: unknown,
+  env: NodeJS.ProcessEnv,
+): Promise<T & { processMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [runner, pathToFileURL(file).href], {
@@ -199,7 +204,14 @@ export async function run(options: { runs?: number; quiet?: boolean } = {}): Pro
         bytes,
         kb: round(bytes / KB),
         deflatedKb: round(deflated / KB),
-        runs: cold.map((c) => ({ ...c, bootMs: round(c.bootMs), importMs: round(c.importMs), firstResponseMs: round(c.firstResponseMs), secondResponseMs: round(c.secondResponseMs), processMs: round(c.processMs) })),
+        runs: cold.map((c) => ({
+          ...c,
+          bootMs: round(c.bootMs),
+          importMs: round(c.importMs),
+          firstResponseMs: round(c.firstResponseMs),
+          secondResponseMs: round(c.secondResponseMs),
+          processMs: round(c.processMs),
+        })),
         medianImportMs: round(median(cold.map((c) => c.importMs))),
         medianFirstResponseMs: round(median(cold.map((c) => c.firstResponseMs))),
         medianSecondResponseMs: round(median(cold.map((c) => c.secondResponseMs))),
@@ -219,7 +231,20 @@ export async function run(options: { runs?: number; quiet?: boolean } = {}): Pro
 }
 
 export function formatTable(r: BundleBenchResult): string {
-  const head = ['function', 'first request', 'bytes', 'KB', 'zip KB', 'import ms', 'first resp ms', 'init ms (median)', 'init ms (max)', '2nd resp ms', 'process ms', 'status'];
+  const head = [
+    'function',
+    'first request',
+    'bytes',
+    'KB',
+    'zip KB',
+    'import ms',
+    'first resp ms',
+    'init ms (median)',
+    'init ms (max)',
+    '2nd resp ms',
+    'process ms',
+    'status',
+  ];
   const rows = r.functions.map((f) => [
     f.name,
     f.request,

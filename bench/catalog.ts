@@ -47,7 +47,14 @@ async function measure(what: string, concurrency: number, durationMs: number, on
   const seconds = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-  return { what, concurrency, ops: latencies.length, opsPerSec: Math.round(latencies.length / seconds), p50Ms: round(pct(0.5)), p99Ms: round(pct(0.99)) };
+  return {
+    what,
+    concurrency,
+    ops: latencies.length,
+    opsPerSec: Math.round(latencies.length / seconds),
+    p50Ms: round(pct(0.5)),
+    p99Ms: round(pct(0.99)),
+  };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -60,7 +67,9 @@ function send(url: string, method: string, body: string | undefined, expect: str
     const req = request(url, { method, agent, headers: body ? { 'content-length': Buffer.byteLength(body) } : {} }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => (res.statusCode === 200 && Buffer.concat(parts).toString() === expect ? ok() : fail(new Error(`catalog answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 && Buffer.concat(parts).toString() === expect ? ok() : fail(new Error(`catalog answered ${res.statusCode}`)),
+      );
     });
     req.on('error', fail);
     req.end(body);
@@ -104,7 +113,14 @@ async function catalogRows(durationMs: number): Promise<Row[]> {
 export async function run(durationMs = 5000): Promise<Row[]> {
   setLogLevel('silent');
   const store = await storeRun({ durationMs });
-  const storeRows: Row[] = store.results.map((m) => ({ what: `store ${m.op} (raw item)`, concurrency: m.concurrency, ops: m.ops, opsPerSec: m.opsPerSec, p50Ms: m.p50Ms, p99Ms: m.p99Ms }));
+  const storeRows: Row[] = store.results.map((m) => ({
+    what: `store ${m.op} (raw item)`,
+    concurrency: m.concurrency,
+    ops: m.ops,
+    opsPerSec: m.opsPerSec,
+    p50Ms: m.p50Ms,
+    p99Ms: m.p99Ms,
+  }));
   return [...(await catalogRows(durationMs)), ...storeRows];
 }
 
@@ -113,7 +129,12 @@ export function formatRows(rows: Row[], valueBytes: number): string {
   const cells = rows.map((r) => [r.what, r.concurrency, r.ops, r.opsPerSec, r.p50Ms, r.p99Ms].map(String));
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
-  return [`catalog bench: ${valueBytes}-byte KV values through the local server (HTTP, sealed at rest) vs the raw store`, line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return [
+    `catalog bench: ${valueBytes}-byte KV values through the local server (HTTP, sealed at rest) vs the raw store`,
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...cells.map(line),
+  ].join('\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -13,7 +13,11 @@ import { cloudBBench, POLICY_DOC } from '../test/e2e/cloud-b/helpers';
 
 type Step = () => Promise<void>;
 
-async function timed(n: number, issue: () => Promise<string>, revoke: (leaseId: string) => Promise<void>): Promise<{ issue: number[]; revoke: number[] }> {
+async function timed(
+  n: number,
+  issue: () => Promise<string>,
+  revoke: (leaseId: string) => Promise<void>,
+): Promise<{ issue: number[]; revoke: number[] }> {
   const out = { issue: [] as number[], revoke: [] as number[] };
   for (let i = 0; i < n; i++) {
     let t = performance.now();
@@ -33,7 +37,9 @@ function report(name: string, r: { issue: number[]; revoke: number[] }, figures:
     const line = `${name} ${k}`;
     figures[`${line} p50 (ms)`] = pct(xs, 50);
     figures[`${line} p95 (ms)`] = pct(xs, 95);
-    console.log(`${line.padEnd(36)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p95 ${pct(xs, 95).toFixed(1).padStart(6)} ms   (n=${xs.length})`);
+    console.log(
+      `${line.padEnd(36)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p95 ${pct(xs, 95).toFixed(1).padStart(6)} ms   (n=${xs.length})`,
+    );
   }
 }
 
@@ -52,14 +58,30 @@ export async function run(n = 40): Promise<Record<string, number>> {
       if (x.status >= 300) throw new Error(x.text);
       return x;
     };
-    await ok(call(a.svc.app, 'POST', '/v1/cloud-a/roles/dyn', { token: a.svc.root, body: { cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: sub }]), cloud_a_groups: '[{"group_name":"bench"}]' } }));
+    await ok(
+      call(a.svc.app, 'POST', '/v1/cloud-a/roles/dyn', {
+        token: a.svc.root,
+        body: { cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: sub }]), cloud_a_groups: '[{"group_name":"bench"}]' },
+      }),
+    );
     await ok(call(a.svc.app, 'POST', '/v1/cloud-a/roles/stat', { token: a.svc.root, body: { application_object_id: app.id } }));
-    await ok(call(b.svc.app, 'POST', '/v1/cloud-b/role/user', { token: b.svc.root, body: { inline_policies: [POLICY_DOC], remote_policies: ['name:ReadOnlyAccess,type:System'] } }));
+    await ok(
+      call(b.svc.app, 'POST', '/v1/cloud-b/role/user', {
+        token: b.svc.root,
+        body: { inline_policies: [POLICY_DOC], remote_policies: ['name:ReadOnlyAccess,type:System'] },
+      }),
+    );
     await ok(call(b.svc.app, 'POST', '/v1/cloud-b/role/sts', { token: b.svc.root, body: { role_arn: b.fake.state.addRole('bench').arn } }));
-    const issueA = (role: string) => async () => ((await ok(call(a.svc.app, 'GET', `/v1/cloud-a/creds/${role}`, { token: a.svc.root }))) as { json?: Record<string, string> }).json!.lease_id!;
-    const issueB = (role: string) => async () => ((await ok(call(b.svc.app, 'GET', `/v1/cloud-b/creds/${role}`, { token: b.svc.root }))) as { json?: Record<string, string> }).json!.lease_id!;
-    const revokeA = async (id: string) => void (await ok(call(a.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: a.svc.root, body: { lease_id: id } })));
-    const revokeB = async (id: string) => void (await ok(call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: id } })));
+    const issueA = (role: string) => async () =>
+      ((await ok(call(a.svc.app, 'GET', `/v1/cloud-a/creds/${role}`, { token: a.svc.root }))) as { json?: Record<string, string> }).json!
+        .lease_id!;
+    const issueB = (role: string) => async () =>
+      ((await ok(call(b.svc.app, 'GET', `/v1/cloud-b/creds/${role}`, { token: b.svc.root }))) as { json?: Record<string, string> }).json!
+        .lease_id!;
+    const revokeA = async (id: string) =>
+      void (await ok(call(a.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: a.svc.root, body: { lease_id: id } })));
+    const revokeB = async (id: string) =>
+      void (await ok(call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: id } })));
     await timed(5, issueA('dyn'), revokeA); // warm up
     report('cloud-a dynamic principal', await timed(n, issueA('dyn'), revokeA), figures);
     report('cloud-a application password', await timed(n, issueA('stat'), revokeA), figures);

@@ -74,8 +74,19 @@ function worktree(rev: string): string {
 async function startService(tree: string, nodeFlags: string[] = []): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-fd-data-'));
   const port = await freePort();
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent', LOCAL_STORE: 'dynalite', NODE_NO_WARNINGS: '1' };
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'functions/local.ts'], { cwd: tree, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'silent',
+    LOCAL_STORE: 'dynalite',
+    NODE_NO_WARNINGS: '1',
+  };
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'functions/local.ts'], {
+    cwd: tree,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
   let stopping = false;
@@ -96,7 +107,10 @@ async function startService(tree: string, nodeFlags: string[] = []): Promise<Ser
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the service in ${tree} exited (${child.exitCode}): ${stderr}`);
-    const up = await send(`${url}/v1/sys/health`, 'GET').then((r) => r.status === 200, () => false);
+    const up = await send(`${url}/v1/sys/health`, 'GET').then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (up && existsSync(join(dataDir, 'root-token'))) break;
     if (i > 600) throw new Error(`the service in ${tree} did not start in 60 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -110,9 +124,15 @@ interface Operation {
 }
 
 const OPERATIONS: Operation[] = [
-  { name: `POST pki/issue/${ROLE} (EC P-256, no_store)`, call: (s) => caller(`${s.url}/v1/pki/issue/${ROLE}`, 'POST', { 'x-svc-token': s.token }, { common_name: 'www.example.com' }) },
+  {
+    name: `POST pki/issue/${ROLE} (EC P-256, no_store)`,
+    call: (s) => caller(`${s.url}/v1/pki/issue/${ROLE}`, 'POST', { 'x-svc-token': s.token }, { common_name: 'www.example.com' }),
+  },
   { name: 'GET sys/mounts (authenticated)', call: (s) => caller(`${s.url}/v1/sys/mounts`, 'GET', { 'x-svc-token': s.token }) },
-  { name: `GET pki/roles/${ROLE} (authenticated)`, call: (s) => caller(`${s.url}/v1/pki/roles/${ROLE}`, 'GET', { 'x-svc-token': s.token }) },
+  {
+    name: `GET pki/roles/${ROLE} (authenticated)`,
+    call: (s) => caller(`${s.url}/v1/pki/roles/${ROLE}`, 'GET', { 'x-svc-token': s.token }),
+  },
   { name: 'GET kv/bench/front-door/config (catalog)', call: (s) => caller(`${s.url}/v1/kv/bench/front-door/config`, 'GET') },
   { name: 'GET pki/ca/pem (unauthenticated)', call: (s) => caller(`${s.url}/v1/pki/ca/pem`, 'GET') },
   { name: 'HEAD pki/ca/pem (unauthenticated)', call: (s) => caller(`${s.url}/v1/pki/ca/pem`, 'HEAD') },
@@ -121,8 +141,20 @@ const OPERATIONS: Operation[] = [
 /** The root, the role and a catalog key, all through HTTP. */
 async function configure(s: Service): Promise<void> {
   const auth = { 'x-svc-token': s.token };
-  await caller(`${s.url}/v1/pki/root/generate/internal`, 'POST', auth, { common_name: 'Front Door Bench Root', key_type: 'ec', key_bits: 256, ttl: '8760h' })();
-  await caller(`${s.url}/v1/pki/roles/${ROLE}`, 'POST', auth, { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', key_bits: 256, ttl: '1h', no_store: true })();
+  await caller(`${s.url}/v1/pki/root/generate/internal`, 'POST', auth, {
+    common_name: 'Front Door Bench Root',
+    key_type: 'ec',
+    key_bits: 256,
+    ttl: '8760h',
+  })();
+  await caller(`${s.url}/v1/pki/roles/${ROLE}`, 'POST', auth, {
+    allowed_domains: 'example.com',
+    allow_subdomains: true,
+    key_type: 'ec',
+    key_bits: 256,
+    ttl: '1h',
+    no_store: true,
+  })();
   await caller(`${s.url}/v1/kv/bench/front-door/config`, 'PUT', {}, { url: 'postgres://db.internal:5432/app', pool: 20 })();
 }
 
@@ -159,13 +191,17 @@ async function compare(old: Service, next: Service, rounds: number, seconds: num
 }
 
 function printTable(base: string, figures: Figures[]): void {
-  console.log(`\n| operation (${CLIENTS} keep-alive clients) | old ${base} req/s | new req/s | new / old | per-round ratio, median (min–max) |`);
+  console.log(
+    `\n| operation (${CLIENTS} keep-alive clients) | old ${base} req/s | new req/s | new / old | per-round ratio, median (min–max) |`,
+  );
   console.log('|---|---|---|---|---|');
   for (const f of figures) {
     const ratios = f.next.map((x, i) => x / f.old[i]!);
     const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
     const spread = `${pct(median(ratios))} (${pct(Math.min(...ratios))}–${pct(Math.max(...ratios))})`;
-    console.log(`| ${f.name} | ${median(f.old).toFixed(0)} | ${median(f.next).toFixed(0)} | ${pct(median(f.next) / median(f.old))} | ${spread} |`);
+    console.log(
+      `| ${f.name} | ${median(f.old).toFixed(0)} | ${median(f.next).toFixed(0)} | ${pct(median(f.next) / median(f.old))} | ${spread} |`,
+    );
   }
 }
 
@@ -184,7 +220,11 @@ function summariseProfile(file: string, tree: string, top = 25): void {
   p.samples.forEach((id, i) => {
     const dt = p.timeDeltas[i] ?? 0;
     const cf = byId.get(id)!.callFrame;
-    const where = !cf.url ? '(native)' : cf.url.startsWith('file://') ? relative(tree, cf.url.slice(7)).replace(/^(\.\.\/)+work\/main\//, '') : cf.url;
+    const where = !cf.url
+      ? '(native)'
+      : cf.url.startsWith('file://')
+        ? relative(tree, cf.url.slice(7)).replace(/^(\.\.\/)+work\/main\//, '')
+        : cf.url;
     const fn = `${where}:${cf.functionName || '(anonymous)'}${cf.url ? `:${cf.lineNumber + 1}` : ''}`;
     byFn.set(fn, (byFn.get(fn) ?? 0) + dt);
     byFile.set(where, (byFile.get(where) ?? 0) + dt);
@@ -192,7 +232,8 @@ function summariseProfile(file: string, tree: string, top = 25): void {
   });
   const show = (title: string, m: Map<string, number>) => {
     console.log(`\n${title} (of ${(total / 1e6).toFixed(1)} s sampled)`);
-    for (const [k, v] of [...m].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+    for (const [k, v] of [...m].sort((x, y) => y[1] - x[1]).slice(0, top))
+      console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
   };
   show('top self time by function', byFn);
   show('top self time by file', byFile);
@@ -217,7 +258,7 @@ async function profileOne(label: string, tree: string, op: Operation, seconds: n
 /** --profile [--op <part of an operation's name>]: the base, then this tree, one after the other. */
 async function profile(base: string, args: string[]): Promise<void> {
   const at = args.indexOf('--op');
-  const wanted = at >= 0 ? args[at + 1] ?? '' : 'issue';
+  const wanted = at >= 0 ? (args[at + 1] ?? '') : 'issue';
   const op = OPERATIONS.find((o) => o.name.includes(wanted));
   if (!op) throw new Error(`no operation matches --op ${wanted}`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -235,14 +276,19 @@ async function main(): Promise<void> {
   if (args.includes('--profile')) return profile(base, args);
   const head = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']).toString().trim();
   const dirty = execFileSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'lib', 'functions']).toString().trim() !== '';
-  console.log(`old: ${base}; new: this tree (HEAD ${head}${dirty ? ', with uncommitted changes under lib/ or functions/' : ''}); ${rounds} rounds of ~${seconds} s per server`);
+  console.log(
+    `old: ${base}; new: this tree (HEAD ${head}${dirty ? ', with uncommitted changes under lib/ or functions/' : ''}); ${rounds} rounds of ~${seconds} s per server`,
+  );
   // A tree with the audit log (issue 16) writes DATA_DIR/audit.log locally unless AUDIT_DEVICES says otherwise.
   console.log(`AUDIT_DEVICES=${process.env.AUDIT_DEVICES ?? '(unset: the local default)'}`);
   const old = await startService(worktree(base));
   const next = await startService(ROOT);
   await configure(old);
   await configure(next);
-  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
   console.log(`load average at start: ${load()}`);
   const figures = await compare(old, next, rounds, seconds);
   console.log(`load average at end: ${load()}`);

@@ -131,8 +131,14 @@ const token = (t: string) => ({ headers: { 'x-vault-token': t } });
 function pkiPlan(root: string, issuer: string, n: number): Plan {
   return {
     setup: [
-      httpEvent('POST', '/v1/pki/root/generate/internal', { ...token(root), body: { common_name: 'Bench Root CA', key_type: 'ec', key_bits: 256, ttl: '87600h' } }),
-      httpEvent('POST', '/v1/pki/roles/bench', { ...token(root), body: { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', key_bits: 256, ttl: '72h' } }),
+      httpEvent('POST', '/v1/pki/root/generate/internal', {
+        ...token(root),
+        body: { common_name: 'Bench Root CA', key_type: 'ec', key_bits: 256, ttl: '87600h' },
+      }),
+      httpEvent('POST', '/v1/pki/roles/bench', {
+        ...token(root),
+        body: { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', key_bits: 256, ttl: '72h' },
+      }),
     ],
     timed: httpEvent('POST', '/v1/pki/issue/bench', { ...token(issuer), body: { common_name: 'svc.example.com' } }),
     n,
@@ -156,7 +162,11 @@ function catalogPlan(root: string, reader: string, n: number): Plan {
 async function benchTokens(env: NodeJS.ProcessEnv, root: string): Promise<{ issuer: string; reader: string }> {
   const sys = createSysApp(depsFromEnvironment(readEnvironment(env)));
   const send = async (method: string, path: string, body: object) => {
-    const r = await sys.request(`http://localhost/v1/${path}`, { method, headers: { 'x-vault-token': root, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await sys.request(`http://localhost/v1/${path}`, {
+      method,
+      headers: { 'x-vault-token': root, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}`);
     return r.status === 200 ? ((await r.json()) as { auth?: { client_token: string } }) : {};
   };
@@ -216,7 +226,9 @@ export async function run(options: { n?: { pki: number; catalog: number }; quiet
       for (const authCache of ['1000', '0']) {
         const plan = authCache === '0' ? { ...c.plan, setup: [] } : c.plan;
         const out = await coldStart<RunnerOutput>(runner, bundled, plan, { ...envFor(c.name), AUTH_CACHE_MS: authCache });
-        result.push(figures(c.name, `${c.request}, auth cache ${authCache === '0' ? 'off' : '1 s'}`, defs[c.name]!.memorySize, out, dynamo.counts()));
+        result.push(
+          figures(c.name, `${c.request}, auth cache ${authCache === '0' ? 'off' : '1 s'}`, defs[c.name]!.memorySize, out, dynamo.counts()),
+        );
       }
     }
     if (!options.quiet) console.log(formatTable(result));
@@ -229,10 +241,15 @@ export async function run(options: { n?: { pki: number; catalog: number }; quiet
 
 export function formatTable(rows: DurationFigures[]): string {
   const lines = rows.map((f) => {
-    const calls = Object.entries(f.dynamoCalls).map(([op, c]) => `${op} ${c}, mean ${f.dynamoRequestBytes[op]!.mean} B, max ${f.dynamoRequestBytes[op]!.max} B`).join(', ');
+    const calls = Object.entries(f.dynamoCalls)
+      .map(([op, c]) => `${op} ${c}, mean ${f.dynamoRequestBytes[op]!.mean} B, max ${f.dynamoRequestBytes[op]!.max} B`)
+      .join(', ');
     return `${f.name.padEnd(8)} ${f.request}: n=${f.n}, ${f.memoryMb} MB, median ${f.medianMs} ms, p90 ${f.p90Ms} ms, CPU ${f.cpuMsPerRequest} ms/request, DynamoDB calls/request ${f.dynamoCallsTotal} (${calls}), status ${f.statuses.join(',')}`;
   });
-  return [`lambda duration bench: node ${process.version}, one warm process per function, handler called with API Gateway v2 events`, ...lines].join('\n');
+  return [
+    `lambda duration bench: node ${process.version}, one warm process per function, handler called with API Gateway v2 events`,
+    ...lines,
+  ].join('\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

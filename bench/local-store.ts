@@ -118,7 +118,12 @@ async function prepare(s: Server, userKey: string, label: string): Promise<Load>
     issueStored: post('pki/issue/stored', { common_name: 'www.example.com' }),
     sshSign: post('ssh/sign/bench', { public_key: userKey, valid_principals: 'alice' }),
     kvPut: async () => {
-      const r = await send(`${s.url}/v1/kv/bench/${label}/${String(next++).padStart(8, '0')}`, 'PUT', {}, '{"url":"postgres://db.internal:5432/app","pool":20}');
+      const r = await send(
+        `${s.url}/v1/kv/bench/${label}/${String(next++).padStart(8, '0')}`,
+        'PUT',
+        {},
+        '{"url":"postgres://db.internal:5432/app","pool":20}',
+      );
       if (r.status !== 200) throw new Error(`kv PUT answered ${r.status}`);
     },
   };
@@ -128,13 +133,55 @@ async function prepare(s: Server, userKey: string, label: string): Promise<Load>
 async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
   try {
     execFileSync('cfssl', ['version'], { stdio: 'ignore' });
-    execFileSync('openssl', ['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', join(dir, 'ca-key.pem'), '-out', join(dir, 'ca.pem'), '-subj', '/CN=cfssl bench CA', '-days', '30'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-new',
+        '-nodes',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-keyout',
+        join(dir, 'ca-key.pem'),
+        '-out',
+        join(dir, 'ca.pem'),
+        '-subj',
+        '/CN=cfssl bench CA',
+        '-days',
+        '30',
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     return undefined;
   }
   const port = 20_000 + Math.floor(Math.random() * 2000);
-  const child = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } });
-  const newcert = caller(`http://127.0.0.1:${port}/api/v1/cfssl/newcert`, 'POST', {}, { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
+  const child = spawn(
+    'cfssl',
+    [
+      'serve',
+      '-address',
+      '127.0.0.1',
+      '-port',
+      String(port),
+      '-ca',
+      join(dir, 'ca.pem'),
+      '-ca-key',
+      join(dir, 'ca-key.pem'),
+      '-loglevel',
+      '5',
+    ],
+    { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } },
+  );
+  const newcert = caller(
+    `http://127.0.0.1:${port}/api/v1/cfssl/newcert`,
+    'POST',
+    {},
+    { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } },
+  );
   for (let i = 0; ; i++) {
     try {
       await newcert();
@@ -169,7 +216,11 @@ export async function run(): Promise<Record<string, number>> {
 
 /** Both stores (and cfssl) in interleaved rounds; prints and returns the figures. */
 async function compare(dir: string, userKey: string): Promise<Record<string, number>> {
-  const servers = { dynalite: await startServer('dynalite'), level: await startServer('level'), 'level-nosync': await startServer('level-nosync') };
+  const servers = {
+    dynalite: await startServer('dynalite'),
+    level: await startServer('level'),
+    'level-nosync': await startServer('level-nosync'),
+  };
   const cfssl = await startCfssl(dir);
   const figures: Record<string, number> = {};
   try {
@@ -199,7 +250,8 @@ async function compare(dir: string, userKey: string): Promise<Record<string, num
     }
     if (cfssl) {
       figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients (req/s)'] = median(got.cfssl!);
-      figures['HTTP issue no_store [level] / cfssl, per-round ratio (x100)'] = 100 * median(got.cfssl!.map((c, i) => got['level:issueNoStore']![i]! / c));
+      figures['HTTP issue no_store [level] / cfssl, per-round ratio (x100)'] =
+        100 * median(got.cfssl!.map((c, i) => got['level:issueNoStore']![i]! / c));
     }
     for (const [k, v] of Object.entries(got)) console.log(`rounds ${k}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
   } finally {

@@ -26,10 +26,13 @@ import { mountPartition } from '../lib/mount-partition';
 import { caller, median, send } from './_http';
 import { rate } from './_rate';
 
-const csrPem = execFileSync('openssl', ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'], {
-  stdio: ['ignore', 'pipe', 'ignore'],
-}).toString();
-
+const csrPem = execFileSync(
+  'openssl',
+  ['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', '/dev/null', '-subj', '/CN=csr.example.com'],
+  {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  },
+).toString();
 
 function cryptoLimit(n: number): number {
   const data = Buffer.alloc(600, 1);
@@ -59,14 +62,56 @@ function cryptoLimitEcdh(n: number): number {
 /** cfssl serve on one core with a fresh EC CA; undefined when golang-cfssl is not installed. */
 async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
   try {
-    execFileSync('openssl', ['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', join(dir, 'ca-key.pem'), '-out', join(dir, 'ca.pem'), '-subj', '/CN=cfssl bench CA', '-days', '30'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-new',
+        '-nodes',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-keyout',
+        join(dir, 'ca-key.pem'),
+        '-out',
+        join(dir, 'ca.pem'),
+        '-subj',
+        '/CN=cfssl bench CA',
+        '-days',
+        '30',
+      ],
+      { stdio: 'ignore' },
+    );
     execFileSync('cfssl', ['version'], { stdio: 'ignore' });
   } catch {
     return undefined;
   }
   const port = 18_000 + Math.floor(Math.random() * 2000);
-  const child: ChildProcess = spawn('cfssl', ['serve', '-address', '127.0.0.1', '-port', String(port), '-ca', join(dir, 'ca.pem'), '-ca-key', join(dir, 'ca-key.pem'), '-loglevel', '5'], { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } });
-  const newcert = caller(`http://127.0.0.1:${port}/api/v1/cfssl/newcert`, 'POST', {}, { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } });
+  const child: ChildProcess = spawn(
+    'cfssl',
+    [
+      'serve',
+      '-address',
+      '127.0.0.1',
+      '-port',
+      String(port),
+      '-ca',
+      join(dir, 'ca.pem'),
+      '-ca-key',
+      join(dir, 'ca-key.pem'),
+      '-loglevel',
+      '5',
+    ],
+    { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } },
+  );
+  const newcert = caller(
+    `http://127.0.0.1:${port}/api/v1/cfssl/newcert`,
+    'POST',
+    {},
+    { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } },
+  );
   for (let i = 0; ; i++) {
     try {
       await newcert();
@@ -90,7 +135,10 @@ interface ServerInfo {
 
 /** Starts bench/_pki-server.ts in its own process and waits for its addresses. */
 async function startServer(): Promise<{ info: ServerInfo; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '_pki-server.ts')], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, LOG_LEVEL: 'silent' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '_pki-server.ts')], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  });
   const info = await new Promise<ServerInfo>((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -126,7 +174,17 @@ export async function run(): Promise<Record<string, number>> {
     const part = mountPartition(svc.deps, 'pki', 'pki');
     const roleOf = async (name: string) => (await part.get<Role>(`role/${name}`))!.value;
     const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
-    const req = { commonName: 'www.example.com', altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false, ttl: undefined, notAfter: undefined, serialNumber: '' };
+    const req = {
+      commonName: 'www.example.com',
+      altNames: [],
+      ipSans: [],
+      uriSans: [],
+      otherSans: [],
+      excludeCnFromSans: false,
+      ttl: undefined,
+      notAfter: undefined,
+      serialNumber: '',
+    };
     const [nostore, stored, rsa] = [await roleOf('nostore'), await roleOf('stored'), await roleOf('rsa')];
     const issueOnce = (role: Role) => async () => certificateData(await issueLeaf(svc.deps, part, role, req, limits, 'der'), 'pem');
     const csr = () => parseCsr(onePem(csrPem, ['CERTIFICATE REQUEST'], 'csr'));
@@ -136,7 +194,9 @@ export async function run(): Promise<Record<string, number>> {
     await rate(500, 1, issueOnce(nostore));
     figures['in-process issue EC P-256 no_store (op/s)'] = await rate(5000, 1, issueOnce(nostore));
     figures['in-process issue EC P-256 stored (op/s)'] = await rate(1000, 1, issueOnce(stored));
-    figures['in-process sign CSR EC P-256 no_store (op/s)'] = await rate(3000, 1, async () => certificateData(await signLeaf(svc.deps, part, nostore, csr(), req, limits), 'pem'));
+    figures['in-process sign CSR EC P-256 no_store (op/s)'] = await rate(3000, 1, async () =>
+      certificateData(await signLeaf(svc.deps, part, nostore, csr(), req, limits), 'pem'),
+    );
     figures['in-process issue RSA-2048 no_store (op/s)'] = await rate(20, 1, issueOnce(rsa));
     figures['crypto limit again, end of in-process run (op/s)'] = cryptoLimit(5000);
     figures['crypto limit with ECDH keygen, as issue generates keys (op/s)'] = cryptoLimitEcdh(5000);
@@ -180,13 +240,25 @@ export async function run(): Promise<Record<string, number>> {
     }
     figures['HTTP issue EC P-256 no_store, straight to the Node HTTP server (no LIST front), median (req/s)'] = median(viaDirect);
     figures['HTTP issue EC P-256 stored, local server, 4 clients (req/s)'] = await rate(1500, 4, issue(front, 'stored'));
-    figures['HTTP sign CSR EC P-256 no_store, local server, 4 clients (req/s)'] = await rate(3000, 4, post(front, 'pki/sign/nostore', { csr: csrPem }));
+    figures['HTTP sign CSR EC P-256 no_store, local server, 4 clients (req/s)'] = await rate(
+      3000,
+      4,
+      post(front, 'pki/sign/nostore', { csr: csrPem }),
+    );
     figures['HTTP issue RSA-2048 no_store, local server, 4 clients (req/s)'] = await rate(40, 4, issue(front, 'rsa'));
     // The floors under every request: token check + a cached role read; an unauthenticated read.
-    figures['HTTP GET roles/<name> (authenticated, no crypto), 4 clients (req/s)'] = await rate(3000, 4, caller(`${front}/v1/pki/roles/nostore`, 'GET', auth));
-    figures['HTTP GET ca/pem (unauthenticated), 4 clients (req/s)'] = await rate(3000, 4, async () => send(`${front}/v1/pki/ca/pem`, 'GET'));
+    figures['HTTP GET roles/<name> (authenticated, no crypto), 4 clients (req/s)'] = await rate(
+      3000,
+      4,
+      caller(`${front}/v1/pki/roles/nostore`, 'GET', auth),
+    );
+    figures['HTTP GET ca/pem (unauthenticated), 4 clients (req/s)'] = await rate(3000, 4, async () =>
+      send(`${front}/v1/pki/ca/pem`, 'GET'),
+    );
     if (cfssl) {
-      console.log(`rounds (req/s): local server ${viaFront.map((x) => x.toFixed(0)).join(' ')}; cfssl ${viaCfssl.map((x) => x.toFixed(0)).join(' ')}; direct ${viaDirect.map((x) => x.toFixed(0)).join(' ')}`);
+      console.log(
+        `rounds (req/s): local server ${viaFront.map((x) => x.toFixed(0)).join(' ')}; cfssl ${viaCfssl.map((x) => x.toFixed(0)).join(' ')}; direct ${viaDirect.map((x) => x.toFixed(0)).join(' ')}`,
+      );
     }
   } finally {
     server.stop();
@@ -195,7 +267,9 @@ export async function run(): Promise<Record<string, number>> {
   }
   const limit = figures['crypto limit: P-256 keygen + sign, node:crypto (op/s)']!;
   figures['in-process issue no_store / crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / limit;
-  figures['in-process issue no_store / ECDH crypto limit (%)'] = (100 * figures['in-process issue EC P-256 no_store (op/s)']!) / figures['crypto limit with ECDH keygen, as issue generates keys (op/s)']!;
+  figures['in-process issue no_store / ECDH crypto limit (%)'] =
+    (100 * figures['in-process issue EC P-256 no_store (op/s)']!) /
+    figures['crypto limit with ECDH keygen, as issue generates keys (op/s)']!;
   print(figures);
   return figures;
 }

@@ -17,7 +17,11 @@ export async function run(): Promise<Record<string, number>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-revoke-'));
   const svc = await startLocal({ dataDir, port: 0 });
   const call = async (method: string, path: string, token: string, body?: unknown) => {
-    const r = await fetch(`${svc.url}/v1/${path}`, { method, headers: { 'x-svc-token': token }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const r = await fetch(`${svc.url}/v1/${path}`, {
+      method,
+      headers: { 'x-svc-token': token },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     const text = await r.text();
     if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${text}`);
     return text ? (JSON.parse(text) as Record<string, any>) : {}; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -49,10 +49,33 @@ async function rate(seconds: number, concurrency: number, one: () => Promise<voi
 
 const role = buildRole(
   {
-    keyType: 'ca', key: '', adminUser: '', defaultUser: '', cidrList: [], excludeCidrList: [], port: 22, keyBits: 1024, installScript: '',
-    allowedUsers: ['*'], allowedUsersTemplate: false, allowedDomains: [], keyOptionSpecs: '', ttl: 1800, maxTtl: 3600, allowedCriticalOptions: [],
-    allowedExtensions: [], defaultCriticalOptions: {}, defaultExtensions: { 'permit-pty': '' }, allowUserCertificates: true, allowHostCertificates: false,
-    allowBareDomains: false, allowSubdomains: false, allowUserKeyIds: false, keyIdFormat: '', allowedUserKeyLengths: {}, algorithmSigner: 'default',
+    keyType: 'ca',
+    key: '',
+    adminUser: '',
+    defaultUser: '',
+    cidrList: [],
+    excludeCidrList: [],
+    port: 22,
+    keyBits: 1024,
+    installScript: '',
+    allowedUsers: ['*'],
+    allowedUsersTemplate: false,
+    allowedDomains: [],
+    keyOptionSpecs: '',
+    ttl: 1800,
+    maxTtl: 3600,
+    allowedCriticalOptions: [],
+    allowedExtensions: [],
+    defaultCriticalOptions: {},
+    defaultExtensions: { 'permit-pty': '' },
+    allowUserCertificates: true,
+    allowHostCertificates: false,
+    allowBareDomains: false,
+    allowSubdomains: false,
+    allowUserKeyIds: false,
+    keyIdFormat: '',
+    allowedUserKeyLengths: {},
+    algorithmSigner: 'default',
   },
   { zeroAddress: false },
 );
@@ -67,8 +90,14 @@ function inProcess(ca: KeyObject, userKey: string): { raw: number; pipeline: num
   let raw = 0;
   let pipeline = 0;
   for (let r = 0; r < ROUNDS; r++) {
-    raw = Math.max(raw, loop(() => sign(hash, message, ca)));
-    pipeline = Math.max(pipeline, loop(() => void signKey(role, signer, input, ctx)));
+    raw = Math.max(
+      raw,
+      loop(() => sign(hash, message, ca)),
+    );
+    pipeline = Math.max(
+      pipeline,
+      loop(() => void signKey(role, signer, input, ctx)),
+    );
   }
   return { raw, pipeline };
 }
@@ -97,7 +126,11 @@ export async function run(): Promise<Record<string, number>> {
   const svc = await startLocal({ dataDir: join(dir, 'data'), port: 0 });
   try {
     const headers = { 'x-svc-token': svc.rootToken! };
-    await fetch(`${svc.url}/v1/ssh/roles/bench`, { method: 'POST', headers, body: JSON.stringify({ key_type: 'ca', allow_user_certificates: true, allowed_users: '*', ttl: '30m' }) });
+    await fetch(`${svc.url}/v1/ssh/roles/bench`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ key_type: 'ca', allow_user_certificates: true, allowed_users: '*', ttl: '30m' }),
+    });
     const edHttp = await overHttp(svc.url, svc.rootToken!, { key_type: 'ed25519' }, userKey);
     const rsaHttp = await overHttp(svc.url, svc.rootToken!, { key_type: 'rsa', key_bits: 4096 }, userKey);
     const figures = {

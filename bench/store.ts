@@ -92,7 +92,6 @@ export async function run(options: StoreBenchOptions = {}): Promise<StoreBenchRe
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-store-'));
   const { part, close } = await openEngine(engine, dir);
   try {
-
     // Warm up connections, the JIT and the LevelDB files.
     await measure(part, 'put', 4, 300, new KeySpace('warm'));
     const results: Measurement[] = [];
@@ -135,13 +134,7 @@ class KeySpace {
   }
 }
 
-async function measure(
-  part: Partition,
-  op: 'put' | 'get',
-  concurrency: number,
-  durationMs: number,
-  keys: KeySpace,
-): Promise<Measurement> {
+async function measure(part: Partition, op: 'put' | 'get', concurrency: number, durationMs: number, keys: KeySpace): Promise<Measurement> {
   const latencies: number[] = [];
   const start = performance.now();
   const deadline = start + durationMs;

@@ -11,7 +11,6 @@ import { startLocal } from '../lib/local/service';
 import { setLogLevel } from '../lib/log';
 import { rate } from './_rate';
 
-
 export async function run(): Promise<Record<string, number>> {
   setLogLevel('silent');
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-sys-'));

@@ -12,4 +12,11 @@ const names = functionNames() ?? {};
 const invoker = new LambdaInvoker(deps.env.region, process.env.LAMBDA_ENDPOINT);
 useRemoteRevokers(deps, names, invoker);
 
-export const handler = sysFunction(createSysApp(deps, async () => [], () => remoteOpenApiPaths(names, invoker)), deps);
+export const handler = sysFunction(
+  createSysApp(
+    deps,
+    async () => [],
+    () => remoteOpenApiPaths(names, invoker),
+  ),
+  deps,
+);

@@ -56,7 +56,11 @@ function functionsEnvironment(mounts = readMounts(), exists = hasSource) {
 }
 
 /** The role of each function (infra/iam.cjs): "cloud-a-rotate" -> "LatchkeyCloudARotateRole". */
-const roleLogicalId = (name) => `Latchkey${name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}Role`;
+const roleLogicalId = (name) =>
+  `Latchkey${name
+    .split('-')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('')}Role`;
 
 /** Each function's own role, its reserved concurrency (a setting) and, for PKI, its managed keys. */
 function withSettings(out, settings) {
@@ -106,4 +110,13 @@ function buildFunctions(mounts = readMounts(), exists = hasSource, settings = re
   return withSettings(out, settings);
 }
 
-module.exports = { CATALOG_PREFIXES, SYS_PREFIXES, readMounts, routeTable, invokedFunctions, roleLogicalId, buildFunctions, functions: buildFunctions() };
+module.exports = {
+  CATALOG_PREFIXES,
+  SYS_PREFIXES,
+  readMounts,
+  routeTable,
+  invokedFunctions,
+  roleLogicalId,
+  buildFunctions,
+  functions: buildFunctions(),
+};

@@ -41,7 +41,8 @@ const INVOKERS = ['sys', 'sweeper'];
 
 const sub = (s) => ({ 'Fn::Sub': s });
 const functionArn = (name) => sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${name}`);
-const logGroupArn = (name) => sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/\${AWS::StackName}-${name}:*`);
+const logGroupArn = (name) =>
+  sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/\${AWS::StackName}-${name}:*`);
 const sealing = (actions, scopes, keyArn) => ({
   Effect: 'Allow',
   Action: actions,
@@ -60,8 +61,10 @@ function statementsFor(name, arns, settings = readSettings(), invoked = invokedF
   ];
   if (scopes.tokens) out.push(sealing(['kms:Decrypt'], ['sys'], arns.key));
   const managed = Object.values(settings.managedKeys).map((k) => k.key_id);
-  if (SIGNERS.includes(name) && managed.length) out.push({ Effect: 'Allow', Action: ['kms:Sign', 'kms:GetPublicKey'], Resource: [...new Set(managed)] });
-  if (INVOKERS.includes(name) && invoked.length) out.push({ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: invoked.map(functionArn) });
+  if (SIGNERS.includes(name) && managed.length)
+    out.push({ Effect: 'Allow', Action: ['kms:Sign', 'kms:GetPublicKey'], Resource: [...new Set(managed)] });
+  if (INVOKERS.includes(name) && invoked.length)
+    out.push({ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: invoked.map(functionArn) });
   return out;
 }
 
@@ -77,7 +80,9 @@ function roleResources(functionNames, arns, settings = readSettings()) {
           Version: '2012-10-17',
           Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
         },
-        Policies: [{ PolicyName: `latchkey-${name}`, PolicyDocument: { Version: '2012-10-17', Statement: statementsFor(name, arns, settings) } }],
+        Policies: [
+          { PolicyName: `latchkey-${name}`, PolicyDocument: { Version: '2012-10-17', Statement: statementsFor(name, arns, settings) } },
+        ],
       },
     };
   }

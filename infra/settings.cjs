@@ -15,7 +15,8 @@ const { join } = require('node:path');
 const KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
 function positiveInt(value, what, max) {
-  if (!Number.isInteger(value) || value < 0 || value > max) throw new Error(`infra/settings.json: ${what} must be an integer from 0 to ${max}, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(value) || value < 0 || value > max)
+    throw new Error(`infra/settings.json: ${what} must be an integer from 0 to ${max}, not ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -27,7 +28,8 @@ function parseSettings(raw) {
   for (const [fn, n] of Object.entries(reserved)) positiveInt(n, `reserved_concurrency.${fn}`, 10000);
   for (const [name, k] of Object.entries(managed)) {
     if (!/^[\w.-]{1,64}$/.test(name)) throw new Error(`infra/settings.json: managed key name ${JSON.stringify(name)} is not a name`);
-    if (!KEY_ARN.test(k?.key_id ?? '')) throw new Error(`infra/settings.json: managed_keys.${name}.key_id must be a KMS key ARN (IAM grants need the ARN)`);
+    if (!KEY_ARN.test(k?.key_id ?? ''))
+      throw new Error(`infra/settings.json: managed_keys.${name}.key_id must be a KMS key ARN (IAM grants need the ARN)`);
   }
   return {
     throttle: {

@@ -44,7 +44,15 @@ interface MountEntry {
   audit_non_hmac_response_keys?: string[];
 }
 
-const MOUNT_KEYS = ['path', 'type', 'description', 'default_lease_ttl', 'max_lease_ttl', 'audit_non_hmac_request_keys', 'audit_non_hmac_response_keys'];
+const MOUNT_KEYS = [
+  'path',
+  'type',
+  'description',
+  'default_lease_ttl',
+  'max_lease_ttl',
+  'audit_non_hmac_request_keys',
+  'audit_non_hmac_response_keys',
+];
 
 /** A list of key names, or undefined; anything else is refused (a setting never silently ignored). */
 function keyList(mount: string, name: string, v: unknown): string[] | undefined {
@@ -109,7 +117,10 @@ export interface AuditSettings {
 
 export function parseAuditDevices(spec: string): AuditDeviceSetting[] {
   const out: AuditDeviceSetting[] = [];
-  for (const item of spec.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const item of spec
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if (item === 'none') continue;
     if (item === 'stdout') out.push({ type: 'stdout' });
     else if (item.startsWith('file:') && item.length > 5) out.push({ type: 'file', path: item.slice(5) });

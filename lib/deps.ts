@@ -77,9 +77,7 @@ export function createDeps(parts: DepsParts): Deps {
 export function dynamoClient(env: Environment): DynamoDBClient {
   return new DynamoDBClient({
     region: env.region,
-    ...(env.dynamoEndpoint
-      ? { endpoint: env.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(env.dynamoEndpoint ? { endpoint: env.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
 }
 

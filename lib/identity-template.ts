@@ -19,7 +19,9 @@ export function checkTemplates(values: readonly string[], field: string): void {
   for (const v of values) {
     for (const m of v.matchAll(TEMPLATE)) {
       if (!ALIAS.test((m[1] ?? '').trim())) {
-        throw new InvalidInput(`${field}: unsupported template "{{${(m[1] ?? '').trim().slice(0, 80)}}}": use {{identity.entity.aliases.<mount accessor>.name}} or .metadata.<key>`);
+        throw new InvalidInput(
+          `${field}: unsupported template "{{${(m[1] ?? '').trim().slice(0, 80)}}}": use {{identity.entity.aliases.<mount accessor>.name}} or .metadata.<key>`,
+        );
       }
     }
     const rest = v.replace(TEMPLATE, '');

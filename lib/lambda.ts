@@ -20,10 +20,7 @@ import { logInfo } from './log';
 import { generateRoot, initialize } from './sys/init';
 
 export type InternalEvent =
-  | { latchkey: 'openapi' }
-  | { latchkey: 'revoke-lease'; lease_id: string }
-  | { latchkey: 'init' }
-  | { latchkey: 'generate-root' };
+  { latchkey: 'openapi' } | { latchkey: 'revoke-lease'; lease_id: string } | { latchkey: 'init' } | { latchkey: 'generate-root' };
 
 type InternalName = InternalEvent['latchkey'];
 export type InternalHandlers = Partial<{ [K in InternalName]: (event: Extract<InternalEvent, { latchkey: K }>) => Promise<unknown> }>;
@@ -83,11 +80,7 @@ export function functionHandler(app: Hono, routes: () => RouteSet[], revoke?: (l
 export function engineFunction(engine: EngineModule, deps: Deps): LambdaHandler {
   const routes = () => engineRoutes(deps.mounts, [engine]);
   const revoker = engine.revoker?.(deps);
-  return functionHandler(
-    createEngineApp(engine, deps),
-    routes,
-    revoker ? async (id) => revoker(await deps.leases.lookup(id)) : undefined,
-  );
+  return functionHandler(createEngineApp(engine, deps), routes, revoker ? async (id) => revoker(await deps.leases.lookup(id)) : undefined);
 }
 
 /** The sys Lambda: its app, and initialisation bound to IAM (see the file comment). */

@@ -51,7 +51,11 @@ export function grantTtl(rule: TtlRule, t: TtlInputs): GrantedTtl {
   if (!t.requested) return { ttl: Math.min(t.roleTtl || t.mountDefaultTtl || maxTtl, maxTtl), maxTtl, warnings: [] };
   if (t.requested <= maxTtl) return { ttl: t.requested, maxTtl, warnings: [] };
   if (rule.aboveMax === 'refuse') {
-    throw new InvalidInput(rule.refusal ? rule.refusal(t.requested, maxTtl) : `ttl ${formatDuration(t.requested)} is larger than the maximum ${formatDuration(maxTtl)}`);
+    throw new InvalidInput(
+      rule.refusal
+        ? rule.refusal(t.requested, maxTtl)
+        : `ttl ${formatDuration(t.requested)} is larger than the maximum ${formatDuration(maxTtl)}`,
+    );
   }
   const warning = `TTL "${formatDuration(t.requested)}" is longer than permitted maxTTL "${formatDuration(maxTtl)}", so maxTTL is being used`;
   return { ttl: maxTtl, maxTtl, warnings: [warning] };

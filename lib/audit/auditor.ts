@@ -55,7 +55,13 @@ export class AuditUnavailable extends HttpError {
 
 /** Where rendered records go: in this thread, or a worker thread (worker-sink.ts). */
 export interface RecordSink {
-  write(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined, time: string): void | Promise<void>;
+  write(
+    kind: 'request' | 'response',
+    req: AuditRequest,
+    res: AuditResponse | undefined,
+    error: string | undefined,
+    time: string,
+  ): void | Promise<void>;
 }
 
 export class Auditor {
@@ -93,7 +99,12 @@ export class Auditor {
     await this.emit('response', req, res, error);
   }
 
-  private async emit(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined): Promise<void> {
+  private async emit(
+    kind: 'request' | 'response',
+    req: AuditRequest,
+    res: AuditResponse | undefined,
+    error: string | undefined,
+  ): Promise<void> {
     if (!this.devices.length) return;
     const sink = await this.sink();
     await sink.write(kind, req, res, error, new Date(this.now()).toISOString());
@@ -139,7 +150,8 @@ export class RecordWriter implements RecordSink {
       if (lines[mode] !== undefined) return lines[mode];
       if (kind === 'request') return (lines[mode] = `{"type":"request","time":"${time}",${head}}\n`);
       const tail = error ? `,"error":${JSON.stringify(error)}` : '';
-      return (lines[mode] = `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res ?? { status: 0 }, hash)}${tail}}\n`);
+      return (lines[mode] =
+        `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res ?? { status: 0 }, hash)}${tail}}\n`);
     };
     let written = 0;
     let failure: unknown;
@@ -191,7 +203,18 @@ function requestOf(req: AuditRequest, hash: (s: string) => string): string {
   ]);
 }
 
-const AUTH_CLEAR = ['policies', 'token_policies', 'identity_policies', 'metadata', 'lease_duration', 'renewable', 'orphan', 'entity_id', 'token_type', 'num_uses'];
+const AUTH_CLEAR = [
+  'policies',
+  'token_policies',
+  'identity_policies',
+  'metadata',
+  'lease_duration',
+  'renewable',
+  'orphan',
+  'entity_id',
+  'token_type',
+  'num_uses',
+];
 
 function responseOf(req: AuditRequest, res: AuditResponse, hash: (s: string) => string): string {
   let data: string | undefined;

@@ -33,7 +33,8 @@ export function parseAuthMounts(entries: AuthEntry[]): AuthMount[] {
   return entries.map((e) => {
     const unknown = Object.keys(e).filter((k) => !KEYS.includes(k));
     if (unknown.length) throw new Error(`auth mount ${e.path}: unknown settings ${unknown.join(', ')}`);
-    if (!/^[A-Za-z0-9_-]+$/.test(e.path) || e.path === 'token') throw new Error(`auth mount path ${JSON.stringify(e.path)} is not a single free name`);
+    if (!/^[A-Za-z0-9_-]+$/.test(e.path) || e.path === 'token')
+      throw new Error(`auth mount path ${JSON.stringify(e.path)} is not a single free name`);
     if (!(AUTH_TYPES as readonly string[]).includes(e.type)) throw new Error(`auth mount ${e.path}: unknown type ${e.type}`);
     if (seen.has(e.path)) throw new Error(`auth mount path ${e.path} is taken`);
     seen.add(e.path);

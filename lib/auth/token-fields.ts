@@ -68,9 +68,15 @@ export function mergeTokenSettings(current: TokenSettings | undefined, d: TokenD
   if (d.token_explicit_max_ttl !== undefined) s.explicitMaxTtl = d.token_explicit_max_ttl;
   if (d.token_period !== undefined) s.period = d.token_period;
   if (d.token_num_uses !== undefined) s.numUses = d.token_num_uses;
-  if (d.token_bound_cidrs !== undefined) s.boundCidrs = validateCidrs(d.token_bound_cidrs.map((c) => c.trim()).filter(Boolean), 'token_bound_cidrs');
+  if (d.token_bound_cidrs !== undefined)
+    s.boundCidrs = validateCidrs(d.token_bound_cidrs.map((c) => c.trim()).filter(Boolean), 'token_bound_cidrs');
   if (d.token_no_default_policy !== undefined) s.noDefaultPolicy = d.token_no_default_policy;
-  for (const [name, v] of [['token_ttl', s.ttl], ['token_max_ttl', s.maxTtl], ['token_explicit_max_ttl', s.explicitMaxTtl], ['token_period', s.period]] as const) {
+  for (const [name, v] of [
+    ['token_ttl', s.ttl],
+    ['token_max_ttl', s.maxTtl],
+    ['token_explicit_max_ttl', s.explicitMaxTtl],
+    ['token_period', s.period],
+  ] as const) {
     if (v > SYSTEM_MAX_LEASE_TTL) throw new BadRequest(`${name} must not exceed the system maximum of ${SYSTEM_MAX_LEASE_TTL}s`);
   }
   if (s.maxTtl && s.ttl > s.maxTtl) throw new BadRequest('token_ttl must not be greater than token_max_ttl');

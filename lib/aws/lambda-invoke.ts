@@ -41,7 +41,8 @@ export class LambdaInvoker {
     } catch {
       json = reply.text;
     }
-    if (reply.status < 200 || reply.status >= 300) throw toError(reply.status, (json ?? {}) as Record<string, unknown>, reply.headers['x-amzn-errortype']);
+    if (reply.status < 200 || reply.status >= 300)
+      throw toError(reply.status, (json ?? {}) as Record<string, unknown>, reply.headers['x-amzn-errortype']);
     if (reply.headers['x-amz-function-error']) {
       const message = (json as { errorMessage?: unknown } | null)?.errorMessage;
       throw new FunctionError(functionName, typeof message === 'string' ? message.slice(0, 500) : 'unhandled error');

@@ -46,7 +46,10 @@ export interface SignInput {
 
 /** The headers to send: the given ones plus host, dates, token and authorization. */
 export function signRequest(o: SignInput): Record<string, string> {
-  const amzDate = (o.now ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amzDate = (o.now ?? new Date())
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   const date = amzDate.slice(0, 8);
   const payloadHash = sha256(o.body);
   const headers: Record<string, string> = {
@@ -62,7 +65,9 @@ export function signRequest(o: SignInput): Record<string, string> {
   const canonical = [o.method, path, '', ...names.map((n) => `${n}:${headers[n]!.trim()}`), '', names.join(';'), payloadHash].join('\n');
   const scope = `${date}/${o.region}/${o.service}/aws4_request`;
   const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
-  const signature = createHmac('sha256', signingKey(o.credentials.secretAccessKey, date, o.region, o.service)).update(toSign).digest('hex');
+  const signature = createHmac('sha256', signingKey(o.credentials.secretAccessKey, date, o.region, o.service))
+    .update(toSign)
+    .digest('hex');
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${o.credentials.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
   return headers;
 }

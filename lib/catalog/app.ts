@@ -54,15 +54,19 @@ export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSe
     if (!state) states.set(scope, (state = { filtered: false }));
     return state;
   };
-  const app = frontDoor('catalog', {
-    // The reference catalog's errors: plain text, with the index headers (read now if not known).
-    error: async (err, scope) => {
-      const state = stateOf(scope);
-      state.index ??= await index.current().catch(() => undefined);
-      return errorText(err.status, err.messages.join('; '), headersOf(parts, state, scope.id));
+  const app = frontDoor(
+    'catalog',
+    {
+      // The reference catalog's errors: plain text, with the index headers (read now if not known).
+      error: async (err, scope) => {
+        const state = stateOf(scope);
+        state.index ??= await index.current().catch(() => undefined);
+        return errorText(err.status, err.messages.join('; '), headersOf(parts, state, scope.id));
+      },
+      notFound: (path) => new NotFound(`no handler for route "/v1/${path.slice(0, 256)}"`),
     },
-    notFound: (path) => new NotFound(`no handler for route "/v1/${path.slice(0, 256)}"`),
-  }, deps.audit);
+    deps.audit,
+  );
   for (const r of catalogRouter.routes) {
     route(app, r.prefix, r.pattern, (c) => serve(c, r, parts, stateOf(c.get('scope'))));
   }
@@ -105,7 +109,17 @@ async function serve(c: Context, route: CatalogRoute, parts: Parts, state: Catal
   if (body.length) audit.data = { ...query, http_raw_body: body };
   const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
   await scope.audit.record();
-  const reply = await run(scope.url, { route, params: paramsOf(c), name: scope.log.path as string }, method, handler, parts, access, state, body, req.signal);
+  const reply = await run(
+    scope.url,
+    { route, params: paramsOf(c), name: scope.log.path as string },
+    method,
+    handler,
+    parts,
+    access,
+    state,
+    body,
+    req.signal,
+  );
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();

@@ -70,7 +70,13 @@ export class Catalog {
     if (r.service) await this.putService({ ...r.service, node: r.node, createIndex: idx, modifyIndex: idx });
     for (const [i, c] of r.checks.entries()) {
       const old = await this.check(r.node, c.checkId);
-      const rec: CheckRecord = { ...c, node: r.node, serviceName: serviceNames[i] ?? '', createIndex: old?.createIndex ?? idx, modifyIndex: idx };
+      const rec: CheckRecord = {
+        ...c,
+        node: r.node,
+        serviceName: serviceNames[i] ?? '',
+        createIndex: old?.createIndex ?? idx,
+        modifyIndex: idx,
+      };
       await this.part.put(checkKey(r.node, c.checkId), rec);
     }
     await this.index.settle();
@@ -142,6 +148,11 @@ export class Catalog {
 }
 
 function same<T extends object>(a: T, b: T, ignore: (keyof T)[]): boolean {
-  const strip = (o: T) => JSON.stringify(Object.entries(o).filter(([k]) => !ignore.includes(k as keyof T)).sort(([x], [y]) => (x < y ? -1 : 1)));
+  const strip = (o: T) =>
+    JSON.stringify(
+      Object.entries(o)
+        .filter(([k]) => !ignore.includes(k as keyof T))
+        .sort(([x], [y]) => (x < y ? -1 : 1)),
+    );
   return strip(a) === strip(b);
 }

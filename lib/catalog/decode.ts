@@ -71,7 +71,8 @@ export function optStrings(o: Obj, name: string, path: string, max = 128): strin
   if (!Array.isArray(v)) fail(`${path}${name}`, 'expected an array of strings');
   if (v.length > max) fail(`${path}${name}`, `more than ${max} entries`);
   return v.map((x, i) => {
-    if (typeof x !== 'string' || Buffer.byteLength(x) > 256 || CONTROL.test(x)) fail(`${path}${name}[${i}]`, 'expected a printable string of at most 256 bytes');
+    if (typeof x !== 'string' || Buffer.byteLength(x) > 256 || CONTROL.test(x))
+      fail(`${path}${name}[${i}]`, 'expected a printable string of at most 256 bytes');
     return x;
   });
 }
@@ -87,8 +88,10 @@ export function optStringMap(o: Obj, name: string, path: string, keyRule = /^[A-
   const entries = Object.entries(m);
   if (entries.length > 64) fail(`${path}${name}`, 'more than 64 entries');
   for (const [k, v] of entries) {
-    if (!keyRule.test(k)) fail(`${path}${name}`, `invalid key ${JSON.stringify(k.slice(0, 64))}: use letters, digits, _ and - (at most 128)`);
-    if (typeof v !== 'string' || Buffer.byteLength(v) > 512 || CONTROL.test(v)) fail(`${path}${name}.${k}`, 'expected a printable string of at most 512 bytes');
+    if (!keyRule.test(k))
+      fail(`${path}${name}`, `invalid key ${JSON.stringify(k.slice(0, 64))}: use letters, digits, _ and - (at most 128)`);
+    if (typeof v !== 'string' || Buffer.byteLength(v) > 512 || CONTROL.test(v))
+      fail(`${path}${name}.${k}`, 'expected a printable string of at most 512 bytes');
   }
   return entries.length ? (Object.fromEntries(entries) as StringMap) : null;
 }

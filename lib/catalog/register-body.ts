@@ -66,7 +66,8 @@ function serviceAddresses(s: Obj): Record<string, ServiceAddress> | null {
 
 function readCheck(c: Obj, node: string, path: string): CheckInput {
   const checkNode = optString(c, 'Node', path);
-  if (checkNode && checkNode !== node) throw new BadRequest(`Node mismatch: check ${path.slice(0, -1)} names node "${checkNode.slice(0, 64)}"`);
+  if (checkNode && checkNode !== node)
+    throw new BadRequest(`Node mismatch: check ${path.slice(0, -1)} names node "${checkNode.slice(0, 64)}"`);
   const name = optString(c, 'Name', path);
   const status = optString(c, 'Status', path) || 'critical';
   if (!(STATUSES as readonly string[]).includes(status)) fail(`${path}Status`, `expected one of ${STATUSES.join(', ')}`);

@@ -7,7 +7,14 @@ import { healthRoutes } from './paths/health';
 import { kvRoutes } from './paths/kv';
 import { datacentersRoute, statusRoutes } from './paths/status';
 
-export const catalogRouter = createRouter([...kvRoutes, ...catalogRoutes, datacentersRoute, ...agentRoutes, ...healthRoutes, ...statusRoutes]);
+export const catalogRouter = createRouter([
+  ...kvRoutes,
+  ...catalogRoutes,
+  datacentersRoute,
+  ...agentRoutes,
+  ...healthRoutes,
+  ...statusRoutes,
+]);
 
 /** Prefixes `kv`, `catalog`, `agent`, `health`, `status`, for `createSysApp(deps, ...)`. */
 export function catalogRouteSets(): RouteSet[] {

@@ -31,8 +31,10 @@ export function parseCatalogSettings(entry: CatalogEntry = {}, env: NodeJS.Proce
   const enabled = entry.acl?.enabled !== false;
   // With ACLs off nothing is checked, and the reference then reports "allow".
   const policy = entry.acl?.default_policy ?? (enabled ? 'deny' : 'allow');
-  if (policy !== 'allow' && policy !== 'deny') throw new Error(`catalog acl.default_policy must be allow or deny, not ${JSON.stringify(policy)}`);
-  if (entry.acl?.enabled !== undefined && typeof entry.acl.enabled !== 'boolean') throw new Error('catalog acl.enabled must be true or false');
+  if (policy !== 'allow' && policy !== 'deny')
+    throw new Error(`catalog acl.default_policy must be allow or deny, not ${JSON.stringify(policy)}`);
+  if (entry.acl?.enabled !== undefined && typeof entry.acl.enabled !== 'boolean')
+    throw new Error('catalog acl.enabled must be true or false');
   const dc = entry.datacenter ?? 'dc1';
   if (!/^[a-z0-9_-]{1,64}$/i.test(dc)) throw new Error(`catalog datacenter ${JSON.stringify(dc)} is not a name`);
   const token = env.CATALOG_DEFAULT_TOKEN || entry.acl?.tokens?.default;

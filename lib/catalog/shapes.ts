@@ -34,7 +34,9 @@ export function nodeShape(n: NodeRecord, translate: boolean) {
 
 const serviceAddress = (s: ServiceRecord, translate: boolean) => (translate && s.taggedAddresses?.wan?.address) || s.address;
 const taggedShape = (s: ServiceRecord) =>
-  s.taggedAddresses ? Object.fromEntries(Object.entries(s.taggedAddresses).map(([k, v]) => [k, { Address: v.address, Port: v.port }])) : null;
+  s.taggedAddresses
+    ? Object.fromEntries(Object.entries(s.taggedAddresses).map(([k, v]) => [k, { Address: v.address, Port: v.port }]))
+    : null;
 
 /** An entry of catalog/node/<name>'s `Services`. */
 export function nodeServiceShape(s: ServiceRecord, translate: boolean) {
@@ -98,7 +100,9 @@ export function healthCheckShape(c: CheckRecord, tags: string[]) {
 
 /** An entry of health/service/<name>: the node, the instance and the checks that apply to it. */
 export function checkServiceNodeShape(s: ServiceRecord, n: NodeRecord | undefined, checks: CheckRecord[], translate: boolean) {
-  const node = n ? nodeShape(n, translate) : { ID: '', Node: s.node, Address: '', Datacenter: '', TaggedAddresses: null, Meta: null, CreateIndex: 0, ModifyIndex: 0 };
+  const node = n
+    ? nodeShape(n, translate)
+    : { ID: '', Node: s.node, Address: '', Datacenter: '', TaggedAddresses: null, Meta: null, CreateIndex: 0, ModifyIndex: 0 };
   return { Node: node, Service: nodeServiceShape(s, translate), Checks: checks.map((c) => healthCheckShape(c, s.tags)) };
 }
 

@@ -15,18 +15,30 @@ export interface RoleDefinition {
 
 /** An ARM id path: one leading slash, no trailing one, no query. */
 function idPath(id: string): string {
-  return '/' + id.replace(/^\/+|\/+$/g, '').split('/').map(encodeURIComponent).join('/');
+  return (
+    '/' +
+    id
+      .replace(/^\/+|\/+$/g, '')
+      .split('/')
+      .map(encodeURIComponent)
+      .join('/')
+  );
 }
 
 export async function getRoleDefinition(s: Settings, roleId: string): Promise<RoleDefinition> {
   const r = await rest<RoleDefinition>(s, { api: 'resourceManager', method: 'GET', path: `${idPath(roleId)}?${API}` });
-  if (!r?.id || !r.properties?.roleName) throw new CloudError('server', 502, 'the resource manager answered a role definition without an id');
+  if (!r?.id || !r.properties?.roleName)
+    throw new CloudError('server', 502, 'the resource manager answered a role definition without an id');
   return r;
 }
 
 export async function findRoleDefinitions(s: Settings, scope: string, roleName: string): Promise<RoleDefinition[]> {
   const filter = encodeURIComponent(`roleName eq ${odata(roleName)}`);
-  const r = await rest<{ value?: RoleDefinition[] }>(s, { api: 'resourceManager', method: 'GET', path: `${idPath(scope)}/${AUTH}/roleDefinitions?$filter=${filter}&${API}` });
+  const r = await rest<{ value?: RoleDefinition[] }>(s, {
+    api: 'resourceManager',
+    method: 'GET',
+    path: `${idPath(scope)}/${AUTH}/roleDefinitions?$filter=${filter}&${API}`,
+  });
   return (r?.value ?? []).filter((d) => d.properties?.roleName === roleName);
 }
 

@@ -67,7 +67,8 @@ export async function openPending(deps: Deps, p: PendingRotation): Promise<strin
 export async function effectiveSettings(deps: Deps, stored: StoredConfig | undefined, readEnv: EnvReader): Promise<Settings> {
   const env = readEnv();
   const pick = (name: string, v: string | undefined) => env[name]?.trim() || v || '';
-  const storedSecret = stored?.clientSecret && isSealed(stored.clientSecret) ? await deps.sealer.openText(stored.clientSecret, SECRET_AAD) : '';
+  const storedSecret =
+    stored?.clientSecret && isSealed(stored.clientSecret) ? await deps.sealer.openText(stored.clientSecret, SECRET_AAD) : '';
   const s = {
     subscriptionId: pick('CLOUDA_SUBSCRIPTION_ID', stored?.subscriptionId),
     tenantId: pick('CLOUDA_TENANT_ID', stored?.tenantId),

@@ -37,7 +37,8 @@ interface Ctx {
 }
 
 /** A new principal may take a moment to be visible to the resource manager: retried, bounded. */
-const notYetVisible = (e: unknown) => e instanceof CloudError && (e.code === 'PrincipalNotFound' || e.kind === 'throttled' || e.kind === 'server');
+const notYetVisible = (e: unknown) =>
+  e instanceof CloudError && (e.code === 'PrincipalNotFound' || e.kind === 'throttled' || e.kind === 'server');
 
 function recordFor(c: Ctx): DynamicRecord | StaticRecord {
   return c.role.applicationObjectId
@@ -56,7 +57,13 @@ function recordFor(c: Ctx): DynamicRecord | StaticRecord {
 /** The write-ahead step: a provisional lease naming everything the next steps will create. */
 export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: DynamicRecord | StaticRecord }> {
   const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-a', path: `creds/${c.roleName}`, revoke: record, owner: c.owner });
+  const lease = await openIssuingLease(c.deps, {
+    mount: c.mount.path,
+    engine: 'cloud-a',
+    path: `creds/${c.roleName}`,
+    revoke: record,
+    owner: c.owner,
+  });
   return { lease, record };
 }
 
@@ -85,7 +92,9 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
     });
     return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
   } catch (e) {
-    await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
+    await c.deps.leases
+      .revoke(lease.lease_id)
+      .catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
     throw toHttpError(e, 'creating credentials');
   }
 }

@@ -33,13 +33,20 @@ function need<T>(v: T | undefined, what: string): T {
 }
 
 export const createApplication = async (s: Settings, displayName: string) =>
-  need(await rest<Application>(s, { api: 'graph', method: 'POST', path: `${V}/applications`, body: { displayName } }), 'create application');
+  need(
+    await rest<Application>(s, { api: 'graph', method: 'POST', path: `${V}/applications`, body: { displayName } }),
+    'create application',
+  );
 
 export const getApplication = async (s: Settings, id: string) =>
   need(await rest<Application>(s, { api: 'graph', method: 'GET', path: `${V}/applications/${enc(id)}` }), 'get application');
 
 export async function findApplications(s: Settings, field: 'displayName' | 'appId', value: string): Promise<Application[]> {
-  const r = await rest<{ value?: Application[] }>(s, { api: 'graph', method: 'GET', path: `${V}/applications?$filter=${enc(`${field} eq ${odata(value)}`)}` });
+  const r = await rest<{ value?: Application[] }>(s, {
+    api: 'graph',
+    method: 'GET',
+    path: `${V}/applications?$filter=${enc(`${field} eq ${odata(value)}`)}`,
+  });
   return r?.value ?? [];
 }
 
@@ -50,20 +57,32 @@ export async function deleteApplication(s: Settings, id: string): Promise<void> 
 
 export async function addPassword(s: Settings, appObjectId: string, displayName: string, endDateTime: string): Promise<PasswordCredential> {
   const body = { passwordCredential: { displayName, endDateTime } };
-  const r = need(await rest<PasswordCredential>(s, { api: 'graph', method: 'POST', path: `${V}/applications/${enc(appObjectId)}/addPassword`, body }), 'addPassword');
+  const r = need(
+    await rest<PasswordCredential>(s, { api: 'graph', method: 'POST', path: `${V}/applications/${enc(appObjectId)}/addPassword`, body }),
+    'addPassword',
+  );
   if (!r.secretText || !r.keyId) throw new CloudError('server', 502, 'the graph answered addPassword without a secret');
   return r;
 }
 
 export async function removePassword(s: Settings, appObjectId: string, keyId: string): Promise<void> {
-  await rest(s, { api: 'graph', method: 'POST', path: `${V}/applications/${enc(appObjectId)}/removePassword`, body: { keyId } }).catch(ignoreNotFound);
+  await rest(s, { api: 'graph', method: 'POST', path: `${V}/applications/${enc(appObjectId)}/removePassword`, body: { keyId } }).catch(
+    ignoreNotFound,
+  );
 }
 
 export const createServicePrincipal = async (s: Settings, appId: string) =>
-  need(await rest<DirectoryObject>(s, { api: 'graph', method: 'POST', path: `${V}/servicePrincipals`, body: { appId } }), 'create service principal');
+  need(
+    await rest<DirectoryObject>(s, { api: 'graph', method: 'POST', path: `${V}/servicePrincipals`, body: { appId } }),
+    'create service principal',
+  );
 
 export async function findServicePrincipals(s: Settings, appId: string): Promise<DirectoryObject[]> {
-  const r = await rest<{ value?: DirectoryObject[] }>(s, { api: 'graph', method: 'GET', path: `${V}/servicePrincipals?$filter=${enc(`appId eq ${odata(appId)}`)}` });
+  const r = await rest<{ value?: DirectoryObject[] }>(s, {
+    api: 'graph',
+    method: 'GET',
+    path: `${V}/servicePrincipals?$filter=${enc(`appId eq ${odata(appId)}`)}`,
+  });
   return r?.value ?? [];
 }
 
@@ -75,7 +94,11 @@ export const getGroup = async (s: Settings, id: string) =>
   need(await rest<DirectoryObject>(s, { api: 'graph', method: 'GET', path: `${V}/groups/${enc(id)}` }), 'get group');
 
 export async function findGroups(s: Settings, displayName: string): Promise<DirectoryObject[]> {
-  const r = await rest<{ value?: DirectoryObject[] }>(s, { api: 'graph', method: 'GET', path: `${V}/groups?$filter=${enc(`displayName eq ${odata(displayName)}`)}` });
+  const r = await rest<{ value?: DirectoryObject[] }>(s, {
+    api: 'graph',
+    method: 'GET',
+    path: `${V}/groups?$filter=${enc(`displayName eq ${odata(displayName)}`)}`,
+  });
   return r?.value ?? [];
 }
 
@@ -89,7 +112,9 @@ export async function addGroupMember(s: Settings, groupId: string, memberId: str
 }
 
 export async function removeGroupMember(s: Settings, groupId: string, memberId: string): Promise<void> {
-  await rest(s, { api: 'graph', method: 'DELETE', path: `${V}/groups/${enc(groupId)}/members/${enc(memberId)}/$ref` }).catch(ignoreNotFound);
+  await rest(s, { api: 'graph', method: 'DELETE', path: `${V}/groups/${enc(groupId)}/members/${enc(memberId)}/$ref` }).catch(
+    ignoreNotFound,
+  );
 }
 
 export function ignoreNotFound(e: unknown): void {

@@ -39,7 +39,8 @@ function jsonArray(field: string, raw: unknown): Record<string, unknown>[] {
   if (!Array.isArray(v)) throw new BadRequest(`error parsing ${field}: expected a JSON array of objects`);
   if (v.length > MAX_ENTRIES) throw new BadRequest(`${field}: at most ${MAX_ENTRIES} entries`);
   return v.map((e, i) => {
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new BadRequest(`error parsing ${field}: entry ${i} is not an object`);
+    if (typeof e !== 'object' || e === null || Array.isArray(e))
+      throw new BadRequest(`error parsing ${field}: entry ${i} is not an object`);
     return e as Record<string, unknown>;
   });
 }
@@ -73,7 +74,8 @@ export function parseGroups(raw: unknown, field = 'cloud_a_groups'): JoinedGroup
   });
 }
 
-const missing = (e: unknown) => e instanceof CloudError && (e.kind === 'not-found' || e.code === 'RoleDefinitionDoesNotExist' || e.code === 'InvalidRoleDefinitionId');
+const missing = (e: unknown) =>
+  e instanceof CloudError && (e.kind === 'not-found' || e.code === 'RoleDefinitionDoesNotExist' || e.code === 'InvalidRoleDefinitionId');
 
 async function resolveRole(s: Settings, r: AssignedRole): Promise<AssignedRole> {
   if (r.roleId) {

@@ -88,7 +88,9 @@ export async function finalise(deps: Deps, store: CloudAStore, readEnv: EnvReade
     );
     if (!works) return 'pending';
     const sealed = await sealSecret(deps, store.part, secret);
-    await store.changeConfig((c) => (c?.pending?.displayName === p.displayName ? { ...c, clientSecret: sealed, pending: { ...p, state: 'switched' } } : undefined));
+    await store.changeConfig((c) =>
+      c?.pending?.displayName === p.displayName ? { ...c, clientSecret: sealed, pending: { ...p, state: 'switched' } } : undefined,
+    );
   }
   await removeOldPasswords({ ...s, clientSecret: secret }, p);
   await store.changeConfig((c) => (c?.pending?.displayName === p.displayName ? { ...c, pending: null } : undefined));

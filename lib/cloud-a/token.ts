@@ -31,11 +31,13 @@ export async function accessToken(s: Settings, resource: string, secret = s.clie
     ...(s.ca ? { ca: s.ca } : {}),
     timeoutMs: s.timeoutMs,
   });
-  const body = jsonOf(res.text) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } | undefined;
+  const body = jsonOf(res.text) as
+    { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } | undefined;
   if (res.status !== 200 || typeof body?.access_token !== 'string') {
     const code = typeof body?.error === 'string' ? body.error : '';
     const text = typeof body?.error_description === 'string' ? body.error_description.split('\n')[0]! : `HTTP ${res.status}`;
-    const kind = code === 'invalid_client' || code === 'unauthorized_client' ? 'unauthorized' : kindOfStatus(res.status === 200 ? 502 : res.status);
+    const kind =
+      code === 'invalid_client' || code === 'unauthorized_client' ? 'unauthorized' : kindOfStatus(res.status === 200 ? 502 : res.status);
     throw new CloudError(kind, res.status, `token request failed: ${code ? code + ': ' : ''}${scrub(text, [secret])}`, code);
   }
   const ttl = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in) || 300;

@@ -16,10 +16,19 @@ export async function sealedConfig(deps: Deps, store: CloudBStore, accessKey: st
   return { accessKey, secretKey: await deps.sealer.seal(secretKey, store.part.name, SECRET_AAD) };
 }
 
-export async function resolveCredentials(deps: Deps, store: CloudBStore, readEnv: EnvReader, endpoints: Endpoints): Promise<AccessCredentials> {
+export async function resolveCredentials(
+  deps: Deps,
+  store: CloudBStore,
+  readEnv: EnvReader,
+  endpoints: Endpoints,
+): Promise<AccessCredentials> {
   const env = readEnv();
   if (env.CLOUDB_ACCESS_KEY && env.CLOUDB_SECRET_KEY) {
-    return { accessKeyId: env.CLOUDB_ACCESS_KEY, accessKeySecret: env.CLOUDB_SECRET_KEY, ...(env.CLOUDB_SECURITY_TOKEN ? { securityToken: env.CLOUDB_SECURITY_TOKEN } : {}) };
+    return {
+      accessKeyId: env.CLOUDB_ACCESS_KEY,
+      accessKeySecret: env.CLOUDB_SECRET_KEY,
+      ...(env.CLOUDB_SECURITY_TOKEN ? { securityToken: env.CLOUDB_SECURITY_TOKEN } : {}),
+    };
   }
   const stored = await store.config();
   if (stored) return { accessKeyId: stored.accessKey, accessKeySecret: await deps.sealer.openText(stored.secretKey, SECRET_AAD) };

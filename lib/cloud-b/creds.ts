@@ -54,12 +54,31 @@ async function issueSts(c: Ctx): Promise<Issued> {
   // The role's ttl (within max_ttl) bounds the token; unset, the cloud's default (1h) applies.
   const wanted = c.role.maxTtl > 0 && c.role.ttl > c.role.maxTtl ? c.role.maxTtl : c.role.ttl;
   const seconds = wanted > 0 ? Math.max(900, Math.min(wanted, 43200)) : undefined;
-  const k = await assumeRole(c.rpc, c.role.roleArn, generatedName(c.displayName, c.roleName, c.deps.now(), 32), seconds).catch((e: unknown) => {
-    throw toHttpError(e, 'assuming the role');
-  });
+  const k = await assumeRole(c.rpc, c.role.roleArn, generatedName(c.displayName, c.roleName, c.deps.now(), 32), seconds).catch(
+    (e: unknown) => {
+      throw toHttpError(e, 'assuming the role');
+    },
+  );
   const left = Math.max(1, Math.floor((Date.parse(k.Expiration) - c.deps.now()) / 1000));
-  const lease = await c.deps.leases.create({ mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl: left, maxTtl: left, renewable: false, revoke: { kind: 'sts' }, owner: c.owner });
-  return { accessKey: k.AccessKeyId, secretKey: k.AccessKeySecret, securityToken: k.SecurityToken, expiration: k.Expiration, leaseId: lease.lease_id, ttl: left, renewable: false };
+  const lease = await c.deps.leases.create({
+    mount: c.mount.path,
+    engine: 'cloud-b',
+    path: `creds/${c.roleName}`,
+    ttl: left,
+    maxTtl: left,
+    renewable: false,
+    revoke: { kind: 'sts' },
+    owner: c.owner,
+  });
+  return {
+    accessKey: k.AccessKeyId,
+    secretKey: k.AccessKeySecret,
+    securityToken: k.SecurityToken,
+    expiration: k.Expiration,
+    leaseId: lease.lease_id,
+    ttl: left,
+    renewable: false,
+  };
 }
 
 function recordFor(c: Ctx): UserRecord {
@@ -77,7 +96,13 @@ function recordFor(c: Ctx): UserRecord {
 /** The write-ahead step: a provisional lease naming the user and policies the next steps create. */
 export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: UserRecord }> {
   const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, revoke: record, owner: c.owner });
+  const lease = await openIssuingLease(c.deps, {
+    mount: c.mount.path,
+    engine: 'cloud-b',
+    path: `creds/${c.roleName}`,
+    revoke: record,
+    owner: c.owner,
+  });
   return { lease, record };
 }
 
@@ -94,10 +119,27 @@ async function issueUser(c: Ctx): Promise<Issued> {
     for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
     const key = await createAccessKey(c.rpc, userName);
     const revoke: UserRecord = { ...record, accessKeyId: key.id };
-    const final = await finishIssuingLease(c.deps, lease, { mount: c.mount.path, engine: 'cloud-b', path: `creds/${c.roleName}`, ttl, maxTtl, renewable: true, revoke, owner: c.owner });
-    return { accessKey: key.id, secretKey: key.secret, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
+    const final = await finishIssuingLease(c.deps, lease, {
+      mount: c.mount.path,
+      engine: 'cloud-b',
+      path: `creds/${c.roleName}`,
+      ttl,
+      maxTtl,
+      renewable: true,
+      revoke,
+      owner: c.owner,
+    });
+    return {
+      accessKey: key.id,
+      secretKey: key.secret,
+      leaseId: final.lease_id,
+      ttl: final.expire_time - final.issue_time,
+      renewable: final.renewable,
+    };
   } catch (e) {
-    await c.deps.leases.revoke(lease.lease_id).catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
+    await c.deps.leases
+      .revoke(lease.lease_id)
+      .catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
     throw toHttpError(e, 'creating credentials');
   }
 }

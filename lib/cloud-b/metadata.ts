@@ -13,9 +13,11 @@ const PATH = '/latest/meta-data/ram/security-credentials/';
 let cached: { key: string; creds: AccessCredentials; until: number } | undefined;
 
 async function get(e: Endpoints, path: string): Promise<string> {
-  const res = await send({ method: 'GET', url: e.metadata + path, timeoutMs: e.metadataTimeoutMs, ...(e.ca ? { ca: e.ca } : {}) }).catch((err: unknown) => {
-    throw new BadRequest('no credentials: none configured, and the instance metadata service could not be reached', { cause: err });
-  });
+  const res = await send({ method: 'GET', url: e.metadata + path, timeoutMs: e.metadataTimeoutMs, ...(e.ca ? { ca: e.ca } : {}) }).catch(
+    (err: unknown) => {
+      throw new BadRequest('no credentials: none configured, and the instance metadata service could not be reached', { cause: err });
+    },
+  );
   if (res.status !== 200) throw new BadRequest(`no credentials: none configured, and the instance metadata service answered ${res.status}`);
   return res.text;
 }

@@ -15,10 +15,12 @@ export async function deleteUser(c: RpcContext, userName: string): Promise<void>
 }
 
 export async function createPolicy(c: RpcContext, name: string, document: string): Promise<void> {
-  await rpc(c, 'ram', 'CreatePolicy', { PolicyName: name, PolicyDocument: document, Description: 'created by Latchkey' }).catch((e: unknown) => {
-    // A retried create after a lost answer finds its own policy there.
-    if (!(e instanceof CloudError && e.code === 'EntityAlreadyExists.Policy')) throw e;
-  });
+  await rpc(c, 'ram', 'CreatePolicy', { PolicyName: name, PolicyDocument: document, Description: 'created by Latchkey' }).catch(
+    (e: unknown) => {
+      // A retried create after a lost answer finds its own policy there.
+      if (!(e instanceof CloudError && e.code === 'EntityAlreadyExists.Policy')) throw e;
+    },
+  );
 }
 
 export async function deletePolicy(c: RpcContext, name: string): Promise<void> {
@@ -37,15 +39,18 @@ export async function detachPolicy(c: RpcContext, userName: string, name: string
 
 /** The user's attached policies, or undefined when the user does not exist. */
 export async function listUserPolicies(c: RpcContext, userName: string): Promise<{ name: string; type: string }[] | undefined> {
-  const r = await rpc<{ Policies?: { Policy?: { PolicyName: string; PolicyType: string }[] } }>(c, 'ram', 'ListPoliciesForUser', { UserName: userName }).catch(
-    (e: unknown) => (gone(e), undefined),
-  );
+  const r = await rpc<{ Policies?: { Policy?: { PolicyName: string; PolicyType: string }[] } }>(c, 'ram', 'ListPoliciesForUser', {
+    UserName: userName,
+  }).catch((e: unknown) => (gone(e), undefined));
   return r ? (r.Policies?.Policy ?? []).map((p) => ({ name: p.PolicyName, type: p.PolicyType })) : undefined;
 }
 
 export async function createAccessKey(c: RpcContext, userName: string): Promise<{ id: string; secret: string }> {
-  const r = await rpc<{ AccessKey?: { AccessKeyId?: string; AccessKeySecret?: string } }>(c, 'ram', 'CreateAccessKey', { UserName: userName });
-  if (!r.AccessKey?.AccessKeyId || !r.AccessKey.AccessKeySecret) throw new CloudError('server', 502, 'CreateAccessKey answered without a key');
+  const r = await rpc<{ AccessKey?: { AccessKeyId?: string; AccessKeySecret?: string } }>(c, 'ram', 'CreateAccessKey', {
+    UserName: userName,
+  });
+  if (!r.AccessKey?.AccessKeyId || !r.AccessKey.AccessKeySecret)
+    throw new CloudError('server', 502, 'CreateAccessKey answered without a key');
   return { id: r.AccessKey.AccessKeyId, secret: r.AccessKey.AccessKeySecret };
 }
 
@@ -72,6 +77,7 @@ export async function assumeRole(c: RpcContext, roleArn: string, sessionName: st
   const params = { RoleArn: roleArn, RoleSessionName: sessionName, ...(seconds ? { DurationSeconds: String(seconds) } : {}) };
   const r = await rpc<{ Credentials?: StsCredentials }>(c, 'sts', 'AssumeRole', params);
   const k = r.Credentials;
-  if (!k?.AccessKeyId || !k.AccessKeySecret || !k.SecurityToken || !k.Expiration) throw new CloudError('server', 502, 'AssumeRole answered without credentials');
+  if (!k?.AccessKeyId || !k.AccessKeySecret || !k.SecurityToken || !k.Expiration)
+    throw new CloudError('server', 502, 'AssumeRole answered without credentials');
   return k;
 }

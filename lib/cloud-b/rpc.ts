@@ -25,7 +25,12 @@ function kindOf(code: string, status: number): CloudErrorKind {
   return kindOfStatus(status);
 }
 
-export async function rpc<T = Record<string, unknown>>(ctx: RpcContext, service: Service, action: string, params: Record<string, string>): Promise<T> {
+export async function rpc<T = Record<string, unknown>>(
+  ctx: RpcContext,
+  service: Service,
+  action: string,
+  params: Record<string, string>,
+): Promise<T> {
   return withRetries(() => once<T>(ctx, service, action, params), { attempts: 3, delayMs: 200, retryable: transient });
 }
 
@@ -44,5 +49,10 @@ async function once<T>(ctx: RpcContext, service: Service, action: string, params
   const code = typeof json?.Code === 'string' ? json.Code : '';
   const message = typeof json?.Message === 'string' ? json.Message : `HTTP ${res.status}`;
   const secrets = [ctx.creds.accessKeySecret, ctx.creds.securityToken];
-  throw new CloudError(kindOf(code, res.status), res.status, `${action} failed: ${code ? code + ': ' : ''}${scrub(message, secrets)}`, code);
+  throw new CloudError(
+    kindOf(code, res.status),
+    res.status,
+    `${action} failed: ${code ? code + ': ' : ''}${scrub(message, secrets)}`,
+    code,
+  );
 }

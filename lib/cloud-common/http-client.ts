@@ -68,7 +68,8 @@ export async function send(r: HttpRequest): Promise<HttpResponse> {
   const headers = { ...(r.headers ?? {}), ...(body ? { 'content-length': String(body.length) } : {}) };
   const timeout = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise<HttpResponse>((resolve, reject) => {
-    const fail = (e: Error) => reject(new CloudError('unreachable', 0, `${url.host} could not be reached (${(e as NodeJS.ErrnoException).code ?? e.message})`));
+    const fail = (e: Error) =>
+      reject(new CloudError('unreachable', 0, `${url.host} could not be reached (${(e as NodeJS.ErrnoException).code ?? e.message})`));
     const options = { method: r.method, headers, timeout, ...(ca ? { ca } : {}) };
     const req = (secure ? httpsRequest : httpRequest)(url, options, (res) => {
       readBody(res).then((text) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }), fail);

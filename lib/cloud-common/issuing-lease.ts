@@ -30,10 +30,14 @@ export async function finishIssuingLease(deps: Deps, provisional: LeaseRecord, n
     await deps.leases.update(provisional.lease_id, { kind: 'moved', to: final.lease_id });
   } catch (e) {
     // The provisional lease still owns the objects: the caller undoes them; drop the new lease too.
-    await deps.leases.revoke(final.lease_id).catch((err: unknown) => logError('cloud-lease-retire-fault', { lease_id: final.lease_id }, err));
+    await deps.leases
+      .revoke(final.lease_id)
+      .catch((err: unknown) => logError('cloud-lease-retire-fault', { lease_id: final.lease_id }, err));
     throw e;
   }
   // Nothing to undo any more; if this fails, the sweeper retires it when it expires.
-  await deps.leases.revoke(provisional.lease_id).catch((err: unknown) => logError('cloud-lease-retire-fault', { lease_id: provisional.lease_id }, err));
+  await deps.leases
+    .revoke(provisional.lease_id)
+    .catch((err: unknown) => logError('cloud-lease-retire-fault', { lease_id: provisional.lease_id }, err));
   return final;
 }

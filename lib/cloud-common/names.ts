@@ -10,6 +10,7 @@ const NAME = /^\w(?:[\w.-]{0,126}\w)?$/;
 
 export function roleName(raw: string): string {
   if (!NAME.test(raw)) throw new BadRequest(`invalid role name "${raw.slice(0, 64)}": use letters, digits, "_", "-" and "." (at most 128)`);
-  if (raw !== raw.toLowerCase()) throw new BadRequest(`invalid role name "${raw.slice(0, 64)}": role names are lower case; use "${raw.toLowerCase().slice(0, 64)}"`);
+  if (raw !== raw.toLowerCase())
+    throw new BadRequest(`invalid role name "${raw.slice(0, 64)}": role names are lower case; use "${raw.toLowerCase().slice(0, 64)}"`);
   return raw;
 }

@@ -52,7 +52,11 @@ function envelopeRenderer(prefixes: string[]): Renderer {
   return {
     error: (err, scope) => errorResponse(err.status, err.messages, scope.pretty, scope.id),
     notFound: (path) =>
-      new NotFound(prefixes.some((p) => path === p || path.startsWith(p + '/')) ? `unsupported path "${path}"` : `no handler for route "${path.slice(0, 256)}"`),
+      new NotFound(
+        prefixes.some((p) => path === p || path.startsWith(p + '/'))
+          ? `unsupported path "${path}"`
+          : `no handler for route "${path.slice(0, 256)}"`,
+      ),
   };
 }
 
@@ -105,25 +109,36 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   const { data, ignored } = validateFields(spec.fields, input, params, op === 'write' && !body);
   const warning = ignoredWarning(ignored);
   // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
-  const wrap: WrapContext = { headers: req.headers, deps, path: full, requestId: scope.id, pretty: scope.pretty, input, warning, noWrap: req.method === 'HEAD' };
+  const wrap: WrapContext = {
+    headers: req.headers,
+    deps,
+    path: full,
+    requestId: scope.id,
+    pretty: scope.pretty,
+    input,
+    warning,
+    noWrap: req.method === 'HEAD',
+  };
   if (principal) wrap.principal = principal;
   // Recorded before anything changes: no audit device, no action (fail closed).
   await scope.audit.record();
-  const result: Result = await withWrapping(wrap, async () =>
-    (await handler({
-      data,
-      op,
-      mount: set.mount,
-      part,
-      path: rel,
-      requestId: scope.id,
-      ...(principal ? { principal } : {}),
-      ...(token ? { token } : {}),
-      headers: req.headers,
-      ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
-      deps,
-      ...body,
-    })) ?? {},
+  const result: Result = await withWrapping(
+    wrap,
+    async () =>
+      (await handler({
+        data,
+        op,
+        mount: set.mount,
+        part,
+        path: rel,
+        requestId: scope.id,
+        ...(principal ? { principal } : {}),
+        ...(token ? { token } : {}),
+        headers: req.headers,
+        ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
+        deps,
+        ...body,
+      })) ?? {},
   );
   scope.audit.response = auditResponse(result, set.mount);
   return respond(result, scope.id, scope.pretty, warning);
@@ -239,5 +254,8 @@ function respond(result: Result, requestId: string, pretty: boolean, ignoredWarn
   const hasBody = result.data !== undefined || result.auth !== undefined || result.lease !== undefined || warnings.length > 0;
   if (!hasBody) return new Response(null, { status: result.status ?? 204, headers });
   if (ignoredWarn) warnings.push(ignoredWarn);
-  return jsonResponse(result.status ?? 200, envelope(requestId, result, warnings), pretty, { ...headers, 'content-type': 'application/json' });
+  return jsonResponse(result.status ?? 200, envelope(requestId, result, warnings), pretty, {
+    ...headers,
+    'content-type': 'application/json',
+  });
 }

@@ -34,7 +34,11 @@ interface Opts<T, D extends T | undefined = T | undefined> {
 
 type Present<R extends boolean, D> = R extends true ? true : D extends undefined ? false : true;
 
-function make<T>(kind: FieldKind, schema: z.ZodMiniType<T>, o: { description?: string; default?: T | undefined; required?: boolean; enum?: readonly string[] }) {
+function make<T>(
+  kind: FieldKind,
+  schema: z.ZodMiniType<T>,
+  o: { description?: string; default?: T | undefined; required?: boolean; enum?: readonly string[] },
+) {
   return {
     kind,
     schema,
@@ -61,8 +65,14 @@ const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False', '']);
 const boolSchema = z.union(
   [
     z.boolean(),
-    z.pipe(z.number().check(z.refine((n) => n === 0 || n === 1)), z.transform((n: number) => n === 1)),
-    z.pipe(z.string().check(z.refine((v) => TRUE.has(v) || FALSE.has(v))), z.transform((v: string) => TRUE.has(v))),
+    z.pipe(
+      z.number().check(z.refine((n) => n === 0 || n === 1)),
+      z.transform((n: number) => n === 1),
+    ),
+    z.pipe(
+      z.string().check(z.refine((v) => TRUE.has(v) || FALSE.has(v))),
+      z.transform((v: string) => TRUE.has(v)),
+    ),
   ],
   expect('a boolean'),
 );
@@ -130,13 +140,19 @@ function keyValues(v: string): Record<string, string> | undefined {
 const mapSchema = coercion(stringMap, 'expected an object of strings or key=value pairs');
 
 export const f = {
-  string: <R extends boolean = false, D extends string | undefined = undefined>(o: Opts<string, D> & { required?: R; enum?: readonly string[] } = {}) =>
+  string: <R extends boolean = false, D extends string | undefined = undefined>(
+    o: Opts<string, D> & { required?: R; enum?: readonly string[] } = {},
+  ) =>
     make(
       'string',
-      o.enum ? stringSchema.check(z.refine((v: string) => o.enum!.includes(v), { message: `expected one of: ${o.enum.join(', ')}` })) : stringSchema,
+      o.enum
+        ? stringSchema.check(z.refine((v: string) => o.enum!.includes(v), { message: `expected one of: ${o.enum.join(', ')}` }))
+        : stringSchema,
       o,
     ) as Field<string, Present<R, D>>,
-  int: <R extends boolean = false, D extends number | undefined = undefined>(o: Opts<number, D> & { required?: R; min?: number; max?: number } = {}) =>
+  int: <R extends boolean = false, D extends number | undefined = undefined>(
+    o: Opts<number, D> & { required?: R; min?: number; max?: number } = {},
+  ) =>
     make(
       'int',
       intSchema.check(
@@ -157,7 +173,8 @@ export const f = {
     o: Opts<Record<string, string>, D> & { required?: R } = {},
   ) => make('map', mapSchema, o) as Field<Record<string, string>, Present<R, D>>,
   /** A path segment (always present when the route matched). */
-  pathParam: (o: { description?: string } = {}) => ({ ...make('string', z.string(), { ...o, required: true }), in: 'path' as const }) as Field<string, true>,
+  pathParam: (o: { description?: string } = {}) =>
+    ({ ...make('string', z.string(), { ...o, required: true }), in: 'path' as const }) as Field<string, true>,
   /** Any JSON value (validated by the handler). */
   any: <R extends boolean = false>(o: Opts<unknown> & { required?: R } = {}) => make('any', z.unknown(), o) as Field<unknown, R>,
 };

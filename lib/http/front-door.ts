@@ -153,9 +153,14 @@ function newTrail(c: Context, id: string, url: URL, remoteAddress: string | unde
 /** The caller's address: the socket's locally, API Gateway's sourceIp under Lambda. */
 function remoteAddressOf(c: Context): string | undefined {
   const env = c.env as
-    | { incoming?: { socket?: { remoteAddress?: string } }; event?: { requestContext?: { http?: { sourceIp?: string }; identity?: { sourceIp?: string } } } }
+    | {
+        incoming?: { socket?: { remoteAddress?: string } };
+        event?: { requestContext?: { http?: { sourceIp?: string }; identity?: { sourceIp?: string } } };
+      }
     | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? env?.event?.requestContext?.http?.sourceIp ?? env?.event?.requestContext?.identity?.sourceIp;
+  return (
+    env?.incoming?.socket?.remoteAddress ?? env?.event?.requestContext?.http?.sourceIp ?? env?.event?.requestContext?.identity?.sourceIp
+  );
 }
 
 /** The request record if no handler ran (a refusal, a miss), then the response record; a 500 if neither could be written. */

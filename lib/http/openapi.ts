@@ -82,7 +82,10 @@ const queryParams = (item: Item) => item.fields.map(([n, fl]) => ({ name: n, in:
 /** The operation's common parts: summary, parameters, security and error answers. */
 function operation(item: Item, ops: OpName[], extra: { parameters?: Doc[]; requestBody?: Doc; ok: Doc; withBody?: boolean }): Doc {
   const open = openOps(item.spec);
-  const security = securityOf(item.surface, ops.some((op) => open.includes(op)));
+  const security = securityOf(
+    item.surface,
+    ops.some((op) => open.includes(op)),
+  );
   const parameters = extra.parameters ?? item.pathParams;
   return {
     summary: item.spec.help,
@@ -97,7 +100,9 @@ function getOp(item: Item): Doc {
   const o = item.spec.operations;
   const list = o.list ? [{ name: 'list', in: 'query', required: !o.read, schema: { type: 'string', enum: ['true'] } }] : [];
   const raw = rawAnswerOf(item.spec);
-  const ok = raw ? { '200': { description: 'The bytes themselves', content: rawContent(raw) } } : okResponses(item.surface, o.read ? 'read' : 'list');
+  const ok = raw
+    ? { '200': { description: 'The bytes themselves', content: rawContent(raw) } }
+    : okResponses(item.surface, o.read ? 'read' : 'list');
   const ops: OpName[] = [...(o.read ? ['read' as const] : []), ...(o.list ? ['list' as const] : [])];
   return operation(item, ops, { parameters: [...item.pathParams, ...list, ...(o.read ? queryParams(item) : [])], ok });
 }
@@ -105,7 +110,12 @@ function getOp(item: Item): Doc {
 function writeOp(item: Item): Doc {
   if (item.rawBody) {
     const requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
-    return operation(item, ['write'], { parameters: [...item.pathParams, ...queryParams(item)], requestBody, ok: okResponses(item.surface, 'write'), withBody: true });
+    return operation(item, ['write'], {
+      parameters: [...item.pathParams, ...queryParams(item)],
+      requestBody,
+      ok: okResponses(item.surface, 'write'),
+      withBody: true,
+    });
   }
   const properties = Object.fromEntries(item.fields.map(([n, fl]) => [n, schemaOf(fl)]));
   const required = item.fields.filter(([, fl]) => fl.required).map(([n]) => n);

@@ -77,7 +77,10 @@ export async function withWrapping(ctx: WrapContext, run: () => Promise<Result>)
     displayName: ctx.principal?.displayName ?? '',
     ...(typeof accessor === 'string' && accessor ? { wrappedAccessor: accessor } : {}),
   });
-  return { raw: { body: jsonText(wrappedEnvelope(ctx.requestId, info, warnings), ctx.pretty), contentType: 'application/json' }, ...headersOf(result) };
+  return {
+    raw: { body: jsonText(wrappedEnvelope(ctx.requestId, info, warnings), ctx.pretty), contentType: 'application/json' },
+    ...headersOf(result),
+  };
 }
 
 /** The result's own response headers, kept when the answer is re-rendered here. */

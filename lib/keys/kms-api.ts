@@ -6,7 +6,12 @@ import { AwsJsonClient } from '../aws/json-client';
 import type { Credentials } from '../aws/sigv4';
 
 /** The lean JSON client for KMS in `region` (or at `endpoint`). */
-export function kmsClient(region: string, endpoint: string | undefined, credentials: () => Credentials, maxAttempts?: number): AwsJsonClient {
+export function kmsClient(
+  region: string,
+  endpoint: string | undefined,
+  credentials: () => Credentials,
+  maxAttempts?: number,
+): AwsJsonClient {
   return new AwsJsonClient({
     service: 'kms',
     region,

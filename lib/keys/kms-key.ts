@@ -62,9 +62,7 @@ export class KmsKeyWrapper implements KeyWrapper {
   }
 
   async unwrap(wrapped: Buffer, context: Record<string, string>): Promise<Buffer> {
-    const out = await call('Decrypt', () =>
-      this.api.decrypt({ KeyId: this.keyId, CiphertextBlob: wrapped, EncryptionContext: context }),
-    );
+    const out = await call('Decrypt', () => this.api.decrypt({ KeyId: this.keyId, CiphertextBlob: wrapped, EncryptionContext: context }));
     if (out.Plaintext?.length !== 32) throw new KmsCallError('Decrypt', 'MalformedResponse');
     return Buffer.from(out.Plaintext);
   }

@@ -48,5 +48,11 @@ export class LocalKeyWrapper implements KeyWrapper {
 
 /** Canonical additional data for a context: sorted keys, so the order of fields never matters. */
 export function aad(context: Record<string, string>): Buffer {
-  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]])));
+  return Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((k) => [k, context[k]]),
+    ),
+  );
 }

@@ -42,7 +42,12 @@ const SPECS: Record<string, { keyType: KeyType; keyBits: number }> = {
 function kmsError(operation: string, e: unknown): KmsCallError {
   const name = (e as { name?: unknown } | null)?.name;
   const code = (e as { code?: unknown } | null)?.code;
-  const id = typeof code === 'string' && /^[A-Z_]+$/.test(code) ? code : typeof name === 'string' && /^\w{1,100}$/.test(name) ? name : 'UnknownError';
+  const id =
+    typeof code === 'string' && /^[A-Z_]+$/.test(code)
+      ? code
+      : typeof name === 'string' && /^\w{1,100}$/.test(name)
+        ? name
+        : 'UnknownError';
   return new KmsCallError(operation, id);
 }
 
@@ -65,7 +70,8 @@ export class KmsSigner implements Signer {
       throw kmsError('GetPublicKey', e);
     }
     const spec = SPECS[out.KeySpec ?? ''];
-    if (!spec || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey) throw new Error(`the KMS key is not an asymmetric signing key (${out.KeySpec ?? 'unknown'} ${out.KeyUsage ?? ''})`);
+    if (!spec || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey)
+      throw new Error(`the KMS key is not an asymmetric signing key (${out.KeySpec ?? 'unknown'} ${out.KeyUsage ?? ''})`);
     return new KmsSigner(options, spec.keyType, spec.keyBits, Buffer.from(out.PublicKey, 'base64'));
   }
 

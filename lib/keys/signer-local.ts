@@ -6,7 +6,6 @@ import type { KeyType, SignatureAlgorithm, Signer } from './signer';
 
 const generate = promisify(nodeGenerateKeyPair);
 
-
 /** Key size and type of a node:crypto key, or undefined for a kind the service does not use. */
 export function describeKey(key: KeyObject): { keyType: KeyType; keyBits: number } | undefined {
   const t = key.asymmetricKeyType;

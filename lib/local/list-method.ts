@@ -9,7 +9,13 @@ import { Transform, type TransformCallback } from 'node:stream';
 
 const MAX_HEAD = 64 * 1024;
 
-type State = { kind: 'head' } | { kind: 'body'; left: number } | { kind: 'chunk-size' } | { kind: 'chunk-data'; left: number } | { kind: 'trailers' } | { kind: 'raw' };
+type State =
+  | { kind: 'head' }
+  | { kind: 'body'; left: number }
+  | { kind: 'chunk-size' }
+  | { kind: 'chunk-data'; left: number }
+  | { kind: 'trailers' }
+  | { kind: 'raw' };
 
 export function rewriteRequestLine(head: string): string {
   const m = /^LIST ([^ ]+) (HTTP\/1\.[01])\r\n/.exec(head);

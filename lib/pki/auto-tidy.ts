@@ -22,7 +22,10 @@ export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: s
       continue;
     }
     await store.writeConfig('auto-tidy', { ...c, lastRun: now });
-    if (!(await claimTidy(deps, part, { tidyCertStore: c.tidyCertStore, tidyRevokedCerts: c.tidyRevokedCerts, safetyBuffer: c.safetyBuffer }))) continue;
+    if (
+      !(await claimTidy(deps, part, { tidyCertStore: c.tidyCertStore, tidyRevokedCerts: c.tidyRevokedCerts, safetyBuffer: c.safetyBuffer }))
+    )
+      continue;
     out.push({ mount: m.path, ran: true, finished: await runTidy(deps, part, deadline) });
   }
   return out;

@@ -70,7 +70,16 @@ function caSubject(r: CaRequest): Subject {
 }
 
 /** Signs a CA certificate; NotBefore and NotAfter come from one `now`, after the key was made. */
-async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Buffer, subject: Buffer, issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer }, limits: TtlLimits, pathLen: number) {
+async function caCertificate(
+  deps: Deps,
+  part: Partition,
+  r: CaRequest,
+  spki: Buffer,
+  subject: Buffer,
+  issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer },
+  limits: TtlLimits,
+  pathLen: number,
+) {
   const urls = await new PkiStore(deps, part).config('urls');
   const serial = randomSerial();
   const now = deps.now();
@@ -83,7 +92,14 @@ async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Bu
       notBefore: now - 30_000,
       notAfter,
       spki,
-      extensions: caExtensions({ spki, issuerKeyId: issuer.keyId, altNames: altNamesOf(gatherNames(r)), maxPathLength: pathLen, permittedDnsDomains: r.permittedDnsDomains, urls }),
+      extensions: caExtensions({
+        spki,
+        issuerKeyId: issuer.keyId,
+        altNames: altNamesOf(gatherNames(r)),
+        maxPathLength: pathLen,
+        permittedDnsDomains: r.permittedDnsDomains,
+        urls,
+      }),
     },
     issuer.signer,
     signatureAlgorithm(issuer.signer, r.signatureBits),
@@ -92,23 +108,52 @@ async function caCertificate(deps: Deps, part: Partition, r: CaRequest, spki: Bu
 }
 
 /** root/generate/<type>: a self-signed CA; refused while the mount has a CA key. */
-export async function generateRoot(deps: Deps, part: Partition, r: CaRequest, k: KeyChoice, maxTtl: number): Promise<CertOutput & { warnings: string[] }> {
+export async function generateRoot(
+  deps: Deps,
+  part: Partition,
+  r: CaRequest,
+  k: KeyChoice,
+  maxTtl: number,
+): Promise<CertOutput & { warnings: string[] }> {
   if (!r.commonName) throw new BadRequest('the common_name field is required');
-  if ((await readCa(part))?.key) throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
+  if ((await readCa(part))?.key)
+    throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
   const limits = { mountDefaultTtl: 0, mountMaxTtl: maxTtl };
   resolveNotAfter(deps.now(), r, limits); // a bad ttl is refused before a key is made
   const key = await newKey(deps, part, k, 'ca-key');
   const subject = encodeName(caSubject(r));
-  const built = await caCertificate(deps, part, r, key.signer.spki, subject, { subjectDer: subject, keyId: keyIdentifier(key.signer.spki), signer: key.signer }, limits, r.maxPathLength);
+  const built = await caCertificate(
+    deps,
+    part,
+    r,
+    key.signer.spki,
+    subject,
+    { subjectDer: subject, keyId: keyIdentifier(key.signer.spki), signer: key.signer },
+    limits,
+    r.maxPathLength,
+  );
   const { notAfter, warnings } = built;
   const pem = toPem('CERTIFICATE', built.der);
   await writeCa(deps, part, { certificate: pem, chain: [], key: key.ref, serial: colonSerial(built.serial) }, true);
   await storeCertificate(part, built.serial, built.der, notAfter);
-  return { certificate: built.der, serial: built.serial, notAfter, issuingCa: pem, selfSigned: true, ...(key.exported ? { privateKey: key.exported } : {}), warnings };
+  return {
+    certificate: built.der,
+    serial: built.serial,
+    notAfter,
+    issuingCa: pem,
+    selfSigned: true,
+    ...(key.exported ? { privateKey: key.exported } : {}),
+    warnings,
+  };
 }
 
 /** intermediate/generate/<type>: a key and a CSR; the key waits in ca/pending for set-signed. */
-export async function generateIntermediate(deps: Deps, part: Partition, r: CaRequest, k: KeyChoice): Promise<{ csr: Buffer; privateKey?: IssuedKey }> {
+export async function generateIntermediate(
+  deps: Deps,
+  part: Partition,
+  r: CaRequest,
+  k: KeyChoice,
+): Promise<{ csr: Buffer; privateKey?: IssuedKey }> {
   if (!r.commonName) throw new BadRequest('the common_name field is required');
   const key = await newKey(deps, part, k, 'ca-pending');
   const san = subjectAltName(altNamesOf(gatherNames(r)), false);
@@ -119,18 +164,47 @@ export async function generateIntermediate(deps: Deps, part: Partition, r: CaReq
 }
 
 /** root/sign-intermediate: the mount's CA signs a CA CSR. */
-export async function signIntermediate(deps: Deps, part: Partition, csr: ParsedCsr, r: CaRequest, useCsrValues: boolean, maxTtl: number): Promise<CertOutput & { warnings: string[] }> {
+export async function signIntermediate(
+  deps: Deps,
+  part: Partition,
+  csr: ParsedCsr,
+  r: CaRequest,
+  useCsrValues: boolean,
+  maxTtl: number,
+): Promise<CertOutput & { warnings: string[] }> {
   const issuer = await loadIssuer(deps, part);
   if (issuer.cert.pathLen === 0) throw new BadRequest('the signing CA has a max path length of 0 and cannot sign further CA certificates');
   if (!useCsrValues && !r.commonName) throw new BadRequest('the common_name field is required');
   const pathLen = r.maxPathLength < 0 && issuer.cert.pathLen !== undefined ? issuer.cert.pathLen - 1 : r.maxPathLength;
   const subject = useCsrValues ? csr.subjectDer : encodeName(caSubject(r));
-  const names = useCsrValues ? { ...r, commonName: '', altNames: [...csr.sans.dns, ...csr.sans.email], ipSans: csr.sans.ip, uriSans: csr.sans.uri, otherSans: [] } : r;
-  const signer = { subjectDer: issuer.cert.subjectDer, keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki), signer: issuer.signer };
-  const built = await caCertificate(deps, part, { ...r, ...names }, csr.spki, subject, signer, { mountDefaultTtl: 0, mountMaxTtl: maxTtl }, pathLen);
+  const names = useCsrValues
+    ? { ...r, commonName: '', altNames: [...csr.sans.dns, ...csr.sans.email], ipSans: csr.sans.ip, uriSans: csr.sans.uri, otherSans: [] }
+    : r;
+  const signer = {
+    subjectDer: issuer.cert.subjectDer,
+    keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki),
+    signer: issuer.signer,
+  };
+  const built = await caCertificate(
+    deps,
+    part,
+    { ...r, ...names },
+    csr.spki,
+    subject,
+    signer,
+    { mountDefaultTtl: 0, mountMaxTtl: maxTtl },
+    pathLen,
+  );
   const { notAfter, warnings } = built;
   await storeCertificate(part, built.serial, built.der, notAfter);
-  return { certificate: built.der, serial: built.serial, notAfter, issuingCa: issuer.record.certificate, caChain: [issuer.record.certificate, ...issuer.record.chain], warnings };
+  return {
+    certificate: built.der,
+    serial: built.serial,
+    notAfter,
+    issuingCa: issuer.record.certificate,
+    caChain: [issuer.record.certificate, ...issuer.record.chain],
+    warnings,
+  };
 }
 
 const samePublicKey = (a: Buffer, b: Buffer) => a.equals(b);
@@ -139,7 +213,8 @@ function splitBundle(text: string) {
   const blocks = pemBlocks(text, 'the PEM bundle');
   const certs = blocks.filter((b) => b.label === 'CERTIFICATE').map((b) => parseCertificate(b.der));
   const keys = blocks.filter((b) => b.label.endsWith('PRIVATE KEY'));
-  if (blocks.some((b) => b.label !== 'CERTIFICATE' && !b.label.endsWith('PRIVATE KEY'))) throw new BadRequest('the PEM bundle may hold only certificates and one private key');
+  if (blocks.some((b) => b.label !== 'CERTIFICATE' && !b.label.endsWith('PRIVATE KEY')))
+    throw new BadRequest('the PEM bundle may hold only certificates and one private key');
   return { certs, keys };
 }
 
@@ -147,7 +222,12 @@ function chainRecord(certs: ReturnType<typeof parseCertificate>[], key: KeyRef):
   const [first, ...rest] = certs;
   if (!first) throw new BadRequest('no certificate found in the bundle');
   if (!first.isCa) throw new BadRequest('the certificate is not a CA certificate (basic constraints CA:TRUE missing)');
-  return { certificate: toPem('CERTIFICATE', first.der), chain: rest.map((c) => toPem('CERTIFICATE', c.der)), key, serial: colonSerial(first.serial) };
+  return {
+    certificate: toPem('CERTIFICATE', first.der),
+    chain: rest.map((c) => toPem('CERTIFICATE', c.der)),
+    key,
+    serial: colonSerial(first.serial),
+  };
 }
 
 /** intermediate/set-signed: the certificate for the pending (or current) key. */
@@ -159,8 +239,12 @@ export async function setSigned(deps: Deps, part: Partition, text: string): Prom
   const ref = pending ?? current;
   if (!ref || !certs[0]) throw new BadRequest('no pending key: call intermediate/generate first');
   const signer = await openSigner(deps, part, ref, pending ? 'ca-pending' : 'ca-key');
-  if (!samePublicKey(signer.spki, certs[0].spki)) throw new BadRequest('the certificate does not match the key generated by intermediate/generate');
-  const key = ref.kind === 'local' && pending ? await sealKey(deps, part, await deps.sealer.open(ref.sealed, `${part.name}/ca-pending`), 'ca-key') : ref;
+  if (!samePublicKey(signer.spki, certs[0].spki))
+    throw new BadRequest('the certificate does not match the key generated by intermediate/generate');
+  const key =
+    ref.kind === 'local' && pending
+      ? await sealKey(deps, part, await deps.sealer.open(ref.sealed, `${part.name}/ca-pending`), 'ca-key')
+      : ref;
   await writeCa(deps, part, chainRecord(certs, key), false);
   await storeCertificate(part, certs[0].serial, certs[0].der, certs[0].notAfter);
   await part.delete('ca/pending');

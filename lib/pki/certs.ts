@@ -20,7 +20,10 @@ export async function countCertificates(part: Partition, delta: number): Promise
 /** The stored-certificate count (informational: tidy's progress messages and totals). */
 export async function certificateCount(part: Partition): Promise<number> {
   const shards = await Promise.all(COUNT_KEYS.map((k) => part.increment(k, 0)));
-  return Math.max(0, shards.reduce((a, b) => a + b, 0));
+  return Math.max(
+    0,
+    shards.reduce((a, b) => a + b, 0),
+  );
 }
 
 export async function storeCertificate(part: Partition, serial: Buffer, der: Buffer, notAfter: number): Promise<void> {

@@ -28,5 +28,11 @@ export type ConfigName = keyof ConfigRecords;
 
 export const DEFAULT_URLS: UrlsConfig = { issuingCertificates: [], crlDistributionPoints: [], ocspServers: [] };
 export const DEFAULT_CRL: CrlConfig = { expiry: 72 * 3600, disable: false };
-export const DEFAULT_AUTO_TIDY: AutoTidyConfig = { enabled: false, intervalDuration: 12 * 3600, tidyCertStore: false, tidyRevokedCerts: false, safetyBuffer: 72 * 3600 };
+export const DEFAULT_AUTO_TIDY: AutoTidyConfig = {
+  enabled: false,
+  intervalDuration: 12 * 3600,
+  tidyCertStore: false,
+  tidyRevokedCerts: false,
+  safetyBuffer: 72 * 3600,
+};
 export const CONFIG_DEFAULTS: ConfigRecords = { urls: DEFAULT_URLS, crl: DEFAULT_CRL, 'auto-tidy': DEFAULT_AUTO_TIDY };

@@ -78,7 +78,8 @@ async function putCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean)
     return;
   }
   const current = await part.get<CaRecord>(CA_KEY);
-  if (current?.value.key) throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
+  if (current?.value.key)
+    throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
   try {
     await part.put(CA_KEY, record, current ? { ifVersion: current.version } : { ifAbsent: true });
   } catch (e) {

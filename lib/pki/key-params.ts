@@ -25,7 +25,8 @@ export function checkKeyParams(keyType: string, keyBits: number): number {
  * must match, and key_bits is a minimum, never an exact size (`any`: RSA >= 2048, EC >= 224).
  */
 export function checkCsrKey(role: { keyType: string; keyBits: number }, key: { keyType: string; keyBits: number }): void {
-  if (key.keyType === 'rsa' && key.keyBits < 2048) throw new BadRequest(`RSA keys < 2048 bits are unsafe and not supported: got ${key.keyBits}`);
+  if (key.keyType === 'rsa' && key.keyBits < 2048)
+    throw new BadRequest(`RSA keys < 2048 bits are unsafe and not supported: got ${key.keyBits}`);
   if (key.keyType === 'ec' && key.keyBits < 224) throw new BadRequest(`EC keys < 224 bits are not supported: got ${key.keyBits}`);
   if (role.keyType === 'any') return;
   if (role.keyType !== key.keyType) throw new BadRequest(`role requires keys of type ${role.keyType}, the CSR has a ${key.keyType} key`);

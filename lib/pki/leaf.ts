@@ -142,19 +142,22 @@ async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<Buil
       notBefore: now - b.notBeforeDuration * 1000,
       notAfter,
       spki: b.spki,
-      extensions: withRequested(leafExtensions({
-        spki: b.spki,
-        keyType: b.keyType,
-        issuerKeyId: b.issuer.cert.subjectKeyId,
-        altNames: altNamesOf(b.names),
-        emptySubject: b.emptySubject,
-        keyUsage: b.keyUsage,
-        extKeyUsage: b.extKeyUsage,
-        extKeyUsageOids: b.extKeyUsageOids,
-        policyIdentifiers: b.policyIdentifiers,
-        basicConstraintsValidForNonCa: b.basicConstraintsValidForNonCa,
-        urls,
-      }), b.requestedExtensions),
+      extensions: withRequested(
+        leafExtensions({
+          spki: b.spki,
+          keyType: b.keyType,
+          issuerKeyId: b.issuer.cert.subjectKeyId,
+          altNames: altNamesOf(b.names),
+          emptySubject: b.emptySubject,
+          keyUsage: b.keyUsage,
+          extKeyUsage: b.extKeyUsage,
+          extKeyUsageOids: b.extKeyUsageOids,
+          policyIdentifiers: b.policyIdentifiers,
+          basicConstraintsValidForNonCa: b.basicConstraintsValidForNonCa,
+          urls,
+        }),
+        b.requestedExtensions,
+      ),
     },
     b.issuer.signer,
     signatureAlgorithm(b.issuer.signer, b.signatureBits),
@@ -166,7 +169,14 @@ function chainOf(issuer: Issuer): string[] {
   return [issuer.record.certificate, ...issuer.record.chain];
 }
 
-async function finish(part: Partition, issuer: Issuer, built: Built, noStore: boolean, key?: IssuedKey, privateKeyFormat?: string): Promise<LeafResult> {
+async function finish(
+  part: Partition,
+  issuer: Issuer,
+  built: Built,
+  noStore: boolean,
+  key?: IssuedKey,
+  privateKeyFormat?: string,
+): Promise<LeafResult> {
   if (!noStore) await storeCertificate(part, built.serial, built.der, built.notAfter);
   return {
     certificate: built.der,
@@ -181,21 +191,43 @@ async function finish(part: Partition, issuer: Issuer, built: Built, noStore: bo
 }
 
 /** The request's validity under the role and mount; checked once at once, so a bad ttl costs no key. */
-function validityFor(deps: Deps, role: Pick<Role, 'ttl' | 'maxTtl' | 'notAfter'>, req: { ttl?: number | undefined; notAfter?: string | undefined }, mount: MountLimits, issuer: Issuer): Validity {
+function validityFor(
+  deps: Deps,
+  role: Pick<Role, 'ttl' | 'maxTtl' | 'notAfter'>,
+  req: { ttl?: number | undefined; notAfter?: string | undefined },
+  mount: MountLimits,
+  issuer: Issuer,
+): Validity {
   const validity: Validity = (now) =>
     resolveNotAfter(
       now,
       { ttl: req.ttl, notAfter: req.notAfter || (req.ttl ? undefined : role.notAfter || undefined) },
-      { roleTtl: role.ttl, roleMaxTtl: role.maxTtl, mountDefaultTtl: mount.defaultLeaseTtl, mountMaxTtl: mount.maxLeaseTtl, caNotAfter: issuer.cert.notAfter },
+      {
+        roleTtl: role.ttl,
+        roleMaxTtl: role.maxTtl,
+        mountDefaultTtl: mount.defaultLeaseTtl,
+        mountMaxTtl: mount.maxLeaseTtl,
+        caNotAfter: issuer.cert.notAfter,
+      },
     );
   validity(deps.now());
   return validity;
 }
 
 /** issue/<role>: a new key pair and a certificate for it. */
-export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: LeafRequest, mount: MountLimits, privateKeyFormat: string): Promise<LeafResult> {
+export async function issueLeaf(
+  deps: Deps,
+  part: Partition,
+  role: Role,
+  req: LeafRequest,
+  mount: MountLimits,
+  privateKeyFormat: string,
+): Promise<LeafResult> {
   if (role.keyType === 'any') throw new BadRequest('role key type "any" not allowed for issuing certificates, only signing');
-  if (!req.commonName && role.requireCn) throw new BadRequest('the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false');
+  if (!req.commonName && role.requireCn)
+    throw new BadRequest(
+      'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false',
+    );
   const names = gatherNames(req);
   checkRoleNames(role, names, req.serialNumber);
   const issuer = await loadIssuer(deps, part);
@@ -207,10 +239,20 @@ export async function issueLeaf(deps: Deps, part: Partition, role: Role, req: Le
 }
 
 /** sign/<role>: a CSR under the role's rules. */
-export async function signLeaf(deps: Deps, part: Partition, role: Role, csr: ParsedCsr, req: LeafRequest, mount: MountLimits): Promise<LeafResult> {
+export async function signLeaf(
+  deps: Deps,
+  part: Partition,
+  role: Role,
+  csr: ParsedCsr,
+  req: LeafRequest,
+  mount: MountLimits,
+): Promise<LeafResult> {
   checkCsrKey(role, csr);
   const commonName = role.useCsrCommonName ? (csr.subject.commonName ?? '') : req.commonName;
-  if (!commonName && role.requireCn) throw new BadRequest('the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false');
+  if (!commonName && role.requireCn)
+    throw new BadRequest(
+      'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false',
+    );
   const names = gatherNames({ ...req, commonName }, role.useCsrSans ? csr.sans : undefined);
   checkRoleNames(role, names, req.serialNumber);
   const issuer = await loadIssuer(deps, part);
@@ -229,19 +271,39 @@ export interface VerbatimRequest {
 }
 
 /** sign-verbatim: subject and SANs as the CSR has them; a role, when named, gives ttl and storage. */
-export async function signVerbatim(deps: Deps, part: Partition, role: Role | undefined, csr: ParsedCsr, req: VerbatimRequest, mount: MountLimits): Promise<LeafResult> {
+export async function signVerbatim(
+  deps: Deps,
+  part: Partition,
+  role: Role | undefined,
+  csr: ParsedCsr,
+  req: VerbatimRequest,
+  mount: MountLimits,
+): Promise<LeafResult> {
   if (csr.isCa) throw new BadRequest('will not sign a CSR asking for a CA certificate: use root/sign-intermediate');
   checkCsrKey({ keyType: 'any', keyBits: 0 }, csr);
   const issuer = await loadIssuer(deps, part);
   const limits = role ?? { ttl: 0, maxTtl: 0, notAfter: '' };
   const validity = validityFor(deps, limits, req, mount, issuer);
-  const names: Names = { commonName: '', dns: csr.sans.dns, email: csr.sans.email, ip: csr.sans.ip, uri: csr.sans.uri, other: csr.sans.other };
+  const names: Names = {
+    commonName: '',
+    dns: csr.sans.dns,
+    email: csr.sans.email,
+    ip: csr.sans.ip,
+    uri: csr.sans.uri,
+    other: csr.sans.other,
+  };
   const built = await buildAndSign(deps, part, {
-    issuer, spki: csr.spki, keyType: csr.keyType, names, validity,
+    issuer,
+    spki: csr.spki,
+    keyType: csr.keyType,
+    names,
+    validity,
     subject: csr.subjectDer,
     emptySubject: csr.subjectDer.length === 2,
     notBeforeDuration: role?.notBeforeDuration ?? 30,
-    keyUsage: req.keyUsage, extKeyUsage: req.extKeyUsage, extKeyUsageOids: req.extKeyUsageOids,
+    keyUsage: req.keyUsage,
+    extKeyUsage: req.extKeyUsage,
+    extKeyUsageOids: req.extKeyUsageOids,
     policyIdentifiers: [],
     basicConstraintsValidForNonCa: false,
     signatureBits: role?.signatureBits ?? 0,

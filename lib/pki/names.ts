@@ -41,7 +41,8 @@ function wildcardParts(name: string): { left: string; rest: string } | undefined
   const dot = name.indexOf('.');
   const left = dot < 0 ? name : name.slice(0, dot);
   const rest = dot < 0 ? '' : name.slice(dot + 1);
-  if (rest.includes('*') || left.split('*').length !== 2 || !rest) throw new BadRequest(`invalid wildcard name "${name}": one "*" in the left-most label only`);
+  if (rest.includes('*') || left.split('*').length !== 2 || !rest)
+    throw new BadRequest(`invalid wildcard name "${name}": one "*" in the left-most label only`);
   return { left, rest };
 }
 
@@ -73,8 +74,10 @@ export function checkName(p: NamePolicy, name: string): void {
   const host = at >= 0 ? name.slice(at + 1) : name;
   if (!host || name.length > 1024) throw new BadRequest(`invalid name "${name.slice(0, 80)}"`);
   const wildcard = wildcardParts(host);
-  if (wildcard && !p.allowWildcardCertificates) throw new BadRequest(`name ${name} not allowed by this role: wildcard certificates are not allowed`);
-  if (p.enforceHostnames && !hostnameOk(host, wildcard)) throw new BadRequest(`name ${name} not allowed by this role: not a valid host name`);
+  if (wildcard && !p.allowWildcardCertificates)
+    throw new BadRequest(`name ${name} not allowed by this role: wildcard certificates are not allowed`);
+  if (p.enforceHostnames && !hostnameOk(host, wildcard))
+    throw new BadRequest(`name ${name} not allowed by this role: not a valid host name`);
   if (p.allowAnyName) return;
   if (p.allowLocalhost && ['localhost', 'localdomain'].includes(host.toLowerCase())) return;
   if (matchesDomains(p, host, wildcard)) return;
@@ -86,14 +89,16 @@ export function checkNames(p: NamePolicy, names: string[]): void {
 }
 
 export function checkIpSans(role: Pick<Role, 'allowIpSans'>, ips: string[]): void {
-  if (ips.length && !role.allowIpSans) throw new BadRequest(`IP Subject Alternative Names are not allowed in this role, but was provided ${ips.join(', ')}`);
+  if (ips.length && !role.allowIpSans)
+    throw new BadRequest(`IP Subject Alternative Names are not allowed in this role, but was provided ${ips.join(', ')}`);
   for (const ip of ips) if (!isIP(ip)) throw new BadRequest(`the value "${ip.slice(0, 80)}" is not a valid IP address`);
 }
 
 export function checkUriSans(role: Pick<Role, 'allowedUriSans'>, uris: string[]): void {
   for (const u of uris) {
     if (!URL.canParse(u)) throw new BadRequest(`the value "${u.slice(0, 80)}" is not a valid URI`);
-    if (!role.allowedUriSans.some((g) => !g.includes('{{') && globMatch(g, u))) throw new BadRequest(`URI Subject Alternative Names are not allowed in this role, but was provided ${u}`);
+    if (!role.allowedUriSans.some((g) => !g.includes('{{') && globMatch(g, u)))
+      throw new BadRequest(`URI Subject Alternative Names are not allowed in this role, but was provided ${u}`);
   }
 }
 
@@ -123,5 +128,6 @@ export function checkOtherSans(role: Pick<Role, 'allowedOtherSans'>, sans: Other
 
 export function checkSerialNumber(role: Pick<Role, 'allowedSerialNumbers'>, serial: string): void {
   if (!serial) return;
-  if (!role.allowedSerialNumbers.some((g) => globMatch(g, serial))) throw new BadRequest(`serial_number ${serial} not allowed by this role`);
+  if (!role.allowedSerialNumbers.some((g) => globMatch(g, serial)))
+    throw new BadRequest(`serial_number ${serial} not allowed by this role`);
 }

@@ -89,7 +89,7 @@ function ipBytes(ip: string): Buffer {
   const last = (t.length ? t : h).at(-1) ?? '';
   if (last.includes('.')) {
     const b = last.split('.').map(Number);
-    const words = [((b[0] ?? 0) << 8 | (b[1] ?? 0)).toString(16), ((b[2] ?? 0) << 8 | (b[3] ?? 0)).toString(16)];
+    const words = [(((b[0] ?? 0) << 8) | (b[1] ?? 0)).toString(16), (((b[2] ?? 0) << 8) | (b[3] ?? 0)).toString(16)];
     if (t.length) t = [...t.slice(0, -1), ...words];
     else h = [...h.slice(0, -1), ...words];
   }

@@ -28,7 +28,10 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer):
   const issuer = issuerIdOf(parseCertificate(Buffer.from(cert.value.der, 'base64')));
   const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter, issuer };
   try {
-    await part.put(`revoked/${key}`, record, { ifAbsent: true, index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) } });
+    await part.put(`revoked/${key}`, record, {
+      ifAbsent: true,
+      index: { name: REVOKED_INDEX, sort: expiryIndexSort(record.notAfter, key) },
+    });
   } catch (e) {
     if (!(e instanceof ExistsError)) throw e;
     const first = await part.get<RevokedRecord>(`revoked/${key}`);

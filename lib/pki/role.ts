@@ -81,13 +81,18 @@ export function normalizeRole(r: Role, mountMaxTtl: number): Role {
   if (r.ttl && r.ttl > maxTtl) throw new BadRequest('"ttl" value must be less than "max_ttl" value');
   if (r.notAfter) parseNotAfter(r.notAfter);
   const keyBits = r.keyType === 'any' ? r.keyBits : checkKeyParams(r.keyType, r.keyBits);
-  if (![0, 256, 384, 512].includes(r.signatureBits)) throw new BadRequest(`unsupported signature_bits ${r.signatureBits}: use 0, 256, 384 or 512`);
-  for (const u of r.keyUsage) if (!KEY_USAGES.includes(u.toLowerCase() as (typeof KEY_USAGES)[number])) throw new BadRequest(`unknown key_usage "${u}"`);
+  if (![0, 256, 384, 512].includes(r.signatureBits))
+    throw new BadRequest(`unsupported signature_bits ${r.signatureBits}: use 0, 256, 384 or 512`);
+  for (const u of r.keyUsage)
+    if (!KEY_USAGES.includes(u.toLowerCase() as (typeof KEY_USAGES)[number])) throw new BadRequest(`unknown key_usage "${u}"`);
   for (const u of r.extKeyUsage) if (!EXT_KEY_USAGES[u.toLowerCase()]) throw new BadRequest(`unknown ext_key_usage "${u}"`);
-  for (const o of [...r.extKeyUsageOids, ...r.policyIdentifiers]) if (!/^[0-2](\.\d{1,10}){1,30}$/.test(o)) throw new BadRequest(`invalid OID "${o.slice(0, 60)}"`);
+  for (const o of [...r.extKeyUsageOids, ...r.policyIdentifiers])
+    if (!/^[0-2](\.\d{1,10}){1,30}$/.test(o)) throw new BadRequest(`invalid OID "${o.slice(0, 60)}"`);
   if (r.allowedDomainsTemplate) checkTemplates(r.allowedDomains, 'allowed_domains');
   if (r.allowedUriSansTemplate) checkTemplates(r.allowedUriSans, 'allowed_uri_sans');
-  for (const o of r.allowedOtherSans) if (o !== '*' && !/^[0-2](\.\d+)+;(UTF8|UTF-8):.*$/.test(o)) throw new BadRequest(`invalid allowed_other_sans entry "${o.slice(0, 60)}": expected <oid>;UTF8:<value>`);
+  for (const o of r.allowedOtherSans)
+    if (o !== '*' && !/^[0-2](\.\d+)+;(UTF8|UTF-8):.*$/.test(o))
+      throw new BadRequest(`invalid allowed_other_sans entry "${o.slice(0, 60)}": expected <oid>;UTF8:<value>`);
   return { ...r, keyBits };
 }
 
@@ -137,4 +142,3 @@ export function roleToWire(r: Role): Record<string, unknown> {
     not_after: r.notAfter,
   };
 }
-

@@ -20,13 +20,19 @@ function replaceAki(extensionsTagged: Buffer, aki: Buffer): Buffer {
   return explicit(3, seq(...kept, aki));
 }
 
-export async function signSelfIssued(deps: Deps, part: Partition, pem: string, requireMatchingAlgorithms: boolean): Promise<{ certificate: Buffer; issuingCa: string }> {
+export async function signSelfIssued(
+  deps: Deps,
+  part: Partition,
+  pem: string,
+  requireMatchingAlgorithms: boolean,
+): Promise<{ certificate: Buffer; issuingCa: string }> {
   const der = onePem(pem, ['CERTIFICATE'], 'the certificate');
   const cert = parseCertificate(der);
   if (!cert.subjectDer.equals(cert.issuerDer)) throw new BadRequest('the certificate is not self-issued');
   if (!cert.isCa) throw new BadRequest('the certificate is not a CA certificate');
   const issuer = await loadIssuer(deps, part);
-  if (requireMatchingAlgorithms && issuer.signer.keyType !== cert.keyType) throw new BadRequest('the CA key type does not match the certificate key type');
+  if (requireMatchingAlgorithms && issuer.signer.keyType !== cert.keyType)
+    throw new BadRequest('the CA key type does not match the certificate key type');
   const alg = signatureAlgorithm(issuer.signer);
   const parts = children(readTlv(signedParts(der).tbs).value);
   const aki = authorityKeyId(issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki));

@@ -32,6 +32,7 @@ export const serialKey = (serial: Buffer): string => {
 /** Reads `aa:bb`, `aa-bb` (any case); refuses anything else. */
 export function parseSerial(input: string): Buffer {
   const s = input.trim().toLowerCase();
-  if (!/^[0-9a-f]{1,2}([:-][0-9a-f]{1,2}){0,39}$/.test(s)) throw new BadRequest(`invalid serial number "${input.slice(0, 80)}": expected hex bytes separated by ":" or "-"`);
+  if (!/^[0-9a-f]{1,2}([:-][0-9a-f]{1,2}){0,39}$/.test(s))
+    throw new BadRequest(`invalid serial number "${input.slice(0, 80)}": expected hex bytes separated by ":" or "-"`);
   return Buffer.from(s.split(/[:-]/).map((p) => parseInt(p, 16)));
 }

@@ -45,4 +45,5 @@ export type RevokedRecord = {
 };
 
 /** Index sort strings: zero-padded seconds, then the serial, so equal expiries stay distinct. */
-export const expiryIndexSort = (notAfterMs: number, serial: string) => `${String(Math.floor(notAfterMs / 1000)).padStart(12, '0')}#${serial}`;
+export const expiryIndexSort = (notAfterMs: number, serial: string) =>
+  `${String(Math.floor(notAfterMs / 1000)).padStart(12, '0')}#${serial}`;

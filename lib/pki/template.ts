@@ -32,7 +32,10 @@ export interface LeafChoices {
   urls: UrlsConfig;
 }
 
-const distribution = (urls: UrlsConfig) => [crlDistributionPoints(urls.crlDistributionPoints), authorityInfoAccess(urls.issuingCertificates, urls.ocspServers)];
+const distribution = (urls: UrlsConfig) => [
+  crlDistributionPoints(urls.crlDistributionPoints),
+  authorityInfoAccess(urls.issuingCertificates, urls.ocspServers),
+];
 
 const usageCache = new Map<string, (Buffer | undefined)[]>();
 

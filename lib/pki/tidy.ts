@@ -36,8 +36,18 @@ const STALE_MS = 120_000;
 const PAGE = 500;
 
 export const INACTIVE: TidyStatus = {
-  state: 'Inactive', error: null, timeStarted: null, timeFinished: null, message: '', certStoreDeletedCount: 0, revokedCertDeletedCount: 0,
-  tidyCertStore: false, tidyRevokedCerts: false, safetyBuffer: 0, heartbeat: 0, total: 0,
+  state: 'Inactive',
+  error: null,
+  timeStarted: null,
+  timeFinished: null,
+  message: '',
+  certStoreDeletedCount: 0,
+  revokedCertDeletedCount: 0,
+  tidyCertStore: false,
+  tidyRevokedCerts: false,
+  safetyBuffer: 0,
+  heartbeat: 0,
+  total: 0,
 };
 
 export async function tidyStatus(part: Partition): Promise<TidyStatus> {
@@ -64,7 +74,15 @@ async function update(part: Partition, change: Partial<TidyStatus>, heartbeat: n
   await mutate<TidyStatus>(part, STATUS, (cur) => ({ ...(cur ?? INACTIVE), ...change, heartbeat }));
 }
 
-async function tidyIndex(deps: Deps, part: Partition, index: string, cutoff: number, deadline: number, label: (n: number, total: number) => string, counter: 'certStoreDeletedCount' | 'revokedCertDeletedCount'): Promise<boolean> {
+async function tidyIndex(
+  deps: Deps,
+  part: Partition,
+  index: string,
+  cutoff: number,
+  deadline: number,
+  label: (n: number, total: number) => string,
+  counter: 'certStoreDeletedCount' | 'revokedCertDeletedCount',
+): Promise<boolean> {
   const to = `${String(Math.floor(cutoff / 1000)).padStart(12, '0')}#\uffff`;
   const status = await tidyStatus(part);
   let deleted = status[counter];
@@ -90,12 +108,28 @@ export async function runTidy(deps: Deps, part: Partition, deadline = Date.now()
   const cutoff = deps.now() - s.safetyBuffer * 1000;
   try {
     if (s.tidyCertStore) {
-      const done = await tidyIndex(deps, part, CERT_INDEX, cutoff, deadline, (n, t) => `Tidying certificate store: checking entry ${n} of ${t}`, 'certStoreDeletedCount');
+      const done = await tidyIndex(
+        deps,
+        part,
+        CERT_INDEX,
+        cutoff,
+        deadline,
+        (n, t) => `Tidying certificate store: checking entry ${n} of ${t}`,
+        'certStoreDeletedCount',
+      );
       if (!done) return false;
     }
     if (s.tidyRevokedCerts) {
       const before = (await tidyStatus(part)).revokedCertDeletedCount;
-      const done = await tidyIndex(deps, part, REVOKED_INDEX, cutoff, deadline, (n, t) => `Tidying revoked certificates: checking certificate ${n} of ${t}`, 'revokedCertDeletedCount');
+      const done = await tidyIndex(
+        deps,
+        part,
+        REVOKED_INDEX,
+        cutoff,
+        deadline,
+        (n, t) => `Tidying revoked certificates: checking certificate ${n} of ${t}`,
+        'revokedCertDeletedCount',
+      );
       if (!done) return false;
       if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildCrl(deps, part).catch(() => undefined);
     }
@@ -103,7 +137,11 @@ export async function runTidy(deps: Deps, part: Partition, deadline = Date.now()
     return true;
   } catch (e) {
     logError('pki-tidy-fault', { partition: part.name }, e);
-    await update(part, { state: 'Error', error: 'tidy failed; see the service log', timeFinished: new Date(deps.now()).toISOString() }, deps.now());
+    await update(
+      part,
+      { state: 'Error', error: 'tidy failed; see the service log', timeFinished: new Date(deps.now()).toISOString() },
+      deps.now(),
+    );
     return true;
   }
 }

@@ -10,10 +10,20 @@ export function criticalOptions(role: Role, requested: Record<string, string> | 
   const chosen = nonEmpty(requested) ? requested : role.defaultCriticalOptions;
   if (nonEmpty(requested) && role.allowedCriticalOptions.length > 0) {
     const refused = Object.keys(requested).filter((k) => !role.allowedCriticalOptions.includes(k));
-    if (refused.length) throw new BadRequest(`critical options not on allowed list: ${refused.sort().map((k) => plain(k)).join(', ')}`);
+    if (refused.length)
+      throw new BadRequest(
+        `critical options not on allowed list: ${refused
+          .sort()
+          .map((k) => plain(k))
+          .join(', ')}`,
+      );
   }
   const source = chosen['source-address'];
-  if (source !== undefined) validateCidrs(source.split(',').map((s) => s.trim()), 'source-address');
+  if (source !== undefined)
+    validateCidrs(
+      source.split(',').map((s) => s.trim()),
+      'source-address',
+    );
   return chosen;
 }
 
@@ -21,6 +31,12 @@ export function extensions(role: Role, requested: Record<string, string> | undef
   if (!nonEmpty(requested)) return role.defaultExtensions;
   if (role.allowedExtensions.includes('*')) return requested;
   const refused = Object.keys(requested).filter((k) => !role.allowedExtensions.includes(k));
-  if (refused.length) throw new BadRequest(`extensions not on allowed list: ${refused.sort().map((k) => plain(k)).join(', ')}`);
+  if (refused.length)
+    throw new BadRequest(
+      `extensions not on allowed list: ${refused
+        .sort()
+        .map((k) => plain(k))
+        .join(', ')}`,
+    );
   return requested;
 }

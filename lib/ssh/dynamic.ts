@@ -51,11 +51,28 @@ export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDyna
   const { privateKey } = await generate('rsa', { modulusLength: o.role.keyBits });
   const keyLine = `${o.role.keyOptionSpecs ? `${o.role.keyOptionSpecs} ` : ''}${publicLine(privateKey).trim()}`;
   const revoke: DynamicRevoke = {
-    kind: 'dynamic', phase: 'installing', partition_mount: o.mount, host: o.ip, port: o.role.port, admin_user: o.role.adminUser,
-    key_name: o.role.key, username: o.username, key_line: keyLine, install_script: o.role.installScript,
+    kind: 'dynamic',
+    phase: 'installing',
+    partition_mount: o.mount,
+    host: o.ip,
+    port: o.role.port,
+    admin_user: o.role.adminUser,
+    key_name: o.role.key,
+    username: o.username,
+    key_line: keyLine,
+    install_script: o.role.installScript,
   };
   const host = await adminHost(store, revoke);
-  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke, owner: o.owner });
+  const lease = await leases.create({
+    mount: o.mount,
+    engine: 'ssh',
+    path: `creds/${o.roleName}`,
+    ttl: o.ttl,
+    maxTtl: o.maxTtl,
+    renewable: false,
+    revoke,
+    owner: o.owner,
+  });
   try {
     await runScript(host, { op: 'install', keyLine, username: o.username, script: o.role.installScript });
   } catch (e) {
@@ -82,7 +99,16 @@ async function undoOrphanedInstall(host: RemoteHost, r: DynamicRevoke, leases: L
     await runScript(host, { op: 'uninstall', keyLine: r.key_line, username: r.username, script: r.install_script });
   } catch {
     const installed: DynamicRevoke = { ...r, phase: 'installed' };
-    await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: 1, maxTtl: 1, renewable: false, revoke: installed, owner: '' });
+    await leases.create({
+      mount: o.mount,
+      engine: 'ssh',
+      path: `creds/${o.roleName}`,
+      ttl: 1,
+      maxTtl: 1,
+      renewable: false,
+      revoke: installed,
+      owner: '',
+    });
   }
 }
 

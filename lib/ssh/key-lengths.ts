@@ -10,18 +10,30 @@ import { echo } from '../echo';
 export type KeyLengths = Record<string, number[]>;
 
 const SHORT: Record<string, string> = {
-  rsa: 'rsa', 'ssh-rsa': 'rsa',
-  ec: 'ecdsa', ecdsa: 'ecdsa',
-  dsa: 'dsa', 'ssh-dss': 'dsa',
-  ed25519: 'ed25519', 'ssh-ed25519': 'ed25519',
+  rsa: 'rsa',
+  'ssh-rsa': 'rsa',
+  ec: 'ecdsa',
+  ecdsa: 'ecdsa',
+  dsa: 'dsa',
+  'ssh-dss': 'dsa',
+  ed25519: 'ed25519',
+  'ssh-ed25519': 'ed25519',
 };
 const FIXED = new Set(['ssh-ed25519', 'ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521']);
 
 function sizes(name: string, v: unknown): number[] {
-  const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v];
+  const list = Array.isArray(v)
+    ? v
+    : typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [v];
   return list.map((x) => {
     const n = typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new BadRequest(`allowed_user_key_lengths: invalid size for${echo(name)}`);
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+      throw new BadRequest(`allowed_user_key_lengths: invalid size for${echo(name)}`);
     return n;
   });
 }
@@ -56,5 +68,6 @@ export function checkKeyLength(lengths: KeyLengths, key: UserKey): void {
   const matching = names.filter((n) => n === key.type || SHORT[n] === short);
   if (matching.length === 0) throw new BadRequest(`key type ${key.type} is not allowed by role`);
   if (short === 'ed25519') return;
-  if (!matching.some((n) => lengths[n]!.includes(key.bits))) throw new BadRequest(`key size ${key.bits} of type ${key.type} is not allowed by role`);
+  if (!matching.some((n) => lengths[n]!.includes(key.bits)))
+    throw new BadRequest(`key size ${key.bits} of type ${key.type} is not allowed by role`);
 }

@@ -5,6 +5,7 @@ import { echo } from '../echo';
 const NAME = /^\w(?:[\w.-]{0,126}\w)?$/;
 
 export function checkName(name: string, what: string): string {
-  if (!NAME.test(name)) throw new BadRequest(`invalid ${what} name${echo(name)}: use letters, digits, '_', '-' and '.', at most 128 characters`);
+  if (!NAME.test(name))
+    throw new BadRequest(`invalid ${what} name${echo(name)}: use letters, digits, '_', '-' and '.', at most 128 characters`);
   return name;
 }

@@ -26,7 +26,9 @@ export type OtpRevoke = {
 export const otpKey = (hash: string) => `otp/${hash}`;
 
 export async function otpHash(store: SshStore, otp: string): Promise<string> {
-  return createHmac('sha256', await store.otpSalt()).update(otp).digest('hex');
+  return createHmac('sha256', await store.otpSalt())
+    .update(otp)
+    .digest('hex');
 }
 
 export interface IssueOtp {
@@ -45,8 +47,23 @@ export async function issueOtp(store: SshStore, leases: Leases, o: IssueOtp) {
   const otp = randomUUID();
   const hash = await otpHash(store, otp);
   const revoke: OtpRevoke = { kind: 'otp', partition_mount: o.mount, hash };
-  const lease = await leases.create({ mount: o.mount, engine: 'ssh', path: `creds/${o.roleName}`, ttl: o.ttl, maxTtl: o.maxTtl, renewable: false, revoke: { ...revoke }, owner: o.owner });
-  const record: OtpRecord = { ip: o.ip, username: o.username, role_name: o.roleName, lease_id: lease.lease_id, expire_time: lease.expire_time };
+  const lease = await leases.create({
+    mount: o.mount,
+    engine: 'ssh',
+    path: `creds/${o.roleName}`,
+    ttl: o.ttl,
+    maxTtl: o.maxTtl,
+    renewable: false,
+    revoke: { ...revoke },
+    owner: o.owner,
+  });
+  const record: OtpRecord = {
+    ip: o.ip,
+    username: o.username,
+    role_name: o.roleName,
+    lease_id: lease.lease_id,
+    expire_time: lease.expire_time,
+  };
   await store.part.put(otpKey(hash), { ...record });
   return { otp, lease };
 }

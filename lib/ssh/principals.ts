@@ -37,7 +37,9 @@ function hostAllowed(role: Role, host: string): boolean {
   const name = host.toLowerCase();
   return role.allowedDomains.some((raw) => {
     const d = raw.toLowerCase();
-    return d === '*' || (role.allowBareDomains && name === d) || (role.allowSubdomains && name.endsWith(`.${d}`) && name.length > d.length + 1);
+    return (
+      d === '*' || (role.allowBareDomains && name === d) || (role.allowSubdomains && name.endsWith(`.${d}`) && name.length > d.length + 1)
+    );
   });
 }
 

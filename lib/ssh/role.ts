@@ -62,7 +62,8 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
   if (role.defaultUserTemplate) checkTemplates([role.defaultUser], 'default_user');
   if (kind === 'ca') return checkCaRole(role);
   // Templates are resolved when signing; an otp or dynamic role would compare them as text.
-  if (role.allowedUsersTemplate || role.defaultUserTemplate) throw new BadRequest('allowed_users_template and default_user_template apply to ca roles only');
+  if (role.allowedUsersTemplate || role.defaultUserTemplate)
+    throw new BadRequest('allowed_users_template and default_user_template apply to ca roles only');
   if (kind === 'dynamic') {
     if (!role.key) throw new BadRequest('missing key name');
     if (!role.adminUser) throw new BadRequest('missing admin_user');
@@ -71,7 +72,8 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
   // As the reference: an otp role never logs in to the host, so an admin user is a mistake.
   if (kind === 'otp' && role.adminUser) throw new BadRequest('admin_user is not allowed on otp roles (no login to the host is made)');
   if (!role.defaultUser) throw new BadRequest('missing default_user');
-  if (role.cidrList.length === 0 && !ctx.zeroAddress) throw new BadRequest('missing cidr_list (required unless the role is listed in config/zeroaddress)');
+  if (role.cidrList.length === 0 && !ctx.zeroAddress)
+    throw new BadRequest('missing cidr_list (required unless the role is listed in config/zeroaddress)');
   validateCidrs(role.cidrList, 'cidr_list');
   validateCidrs(role.excludeCidrList, 'exclude_cidr_list');
   if (role.port < 1 || role.port > 65535) throw new BadRequest('invalid port: use 1 to 65535');
@@ -86,7 +88,14 @@ function checkSizes(role: Role): void {
   if (role.keyOptionSpecs.length > 4096 || /[\x00-\x1f\x7f]/.test(role.keyOptionSpecs)) {
     throw new BadRequest('invalid key_option_specs: at most 4096 characters, no control characters');
   }
-  const lists = [role.cidrList, role.excludeCidrList, role.allowedUsers, role.allowedDomains, role.allowedCriticalOptions, role.allowedExtensions];
+  const lists = [
+    role.cidrList,
+    role.excludeCidrList,
+    role.allowedUsers,
+    role.allowedDomains,
+    role.allowedCriticalOptions,
+    role.allowedExtensions,
+  ];
   if (lists.some((l) => l.length > MAX_LIST)) throw new BadRequest(`a role list may hold at most ${MAX_LIST} entries`);
 }
 

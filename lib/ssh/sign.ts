@@ -34,11 +34,21 @@ export interface Signed {
 }
 
 /** The reference's SSH signing: a role's max_ttl replaces the mount's; an explicit ttl above it is refused. */
-const SSH_CERT_TTL: TtlRule = { roleMax: 'replaces-mount', aboveMax: 'refuse', refusal: (_ttl, max) => `ttl is larger than maximum allowed (${max})` };
+const SSH_CERT_TTL: TtlRule = {
+  roleMax: 'replaces-mount',
+  aboveMax: 'refuse',
+  refusal: (_ttl, max) => `ttl is larger than maximum allowed (${max})`,
+};
 
 /** An explicit ttl above max_ttl is refused; a defaulted one is clamped. */
 export function certTtl(role: Role, requested: number | undefined, ctx: SignContext): number {
-  return grantTtl(SSH_CERT_TTL, { requested, roleTtl: role.ttl, roleMaxTtl: role.maxTtl, mountDefaultTtl: ctx.mountDefaultTtl, mountMaxTtl: ctx.mountMaxTtl }).ttl;
+  return grantTtl(SSH_CERT_TTL, {
+    requested,
+    roleTtl: role.ttl,
+    roleMaxTtl: role.maxTtl,
+    mountDefaultTtl: ctx.mountDefaultTtl,
+    mountMaxTtl: ctx.mountMaxTtl,
+  }).ttl;
 }
 
 export function certKeyId(role: Role, requested: string, key: UserKey, ctx: SignContext): string {

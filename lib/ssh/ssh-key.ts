@@ -22,7 +22,13 @@ export function sshKeyType(key: KeyObject): SshKeyType {
   if (kind === 'rsa') return 'ssh-rsa';
   if (kind === 'ed25519') return 'ssh-ed25519';
   if (kind === 'ec') {
-    const curve = CURVES[(key.asymmetricKeyDetails?.namedCurve ?? '').replace(/^prime256v1$/, 'P-256').replace(/^secp384r1$/, 'P-384').replace(/^secp521r1$/, 'P-521')];
+    const curve =
+      CURVES[
+        (key.asymmetricKeyDetails?.namedCurve ?? '')
+          .replace(/^prime256v1$/, 'P-256')
+          .replace(/^secp384r1$/, 'P-384')
+          .replace(/^secp521r1$/, 'P-521')
+      ];
     if (curve) return curve.name;
   }
   throw new Error(`unsupported key type ${kind ?? 'unknown'}`);

@@ -189,12 +189,7 @@ export function isPrefixStartKey(key: Record<string, AttributeValue>, pk: string
 }
 
 /** Whether a decoded cursor is a start key that the index query over `ipk` and `range` can continue from. */
-export function isIndexStartKey(
-  key: Record<string, AttributeValue>,
-  pk: string,
-  ipk: string,
-  range: IndexRange,
-): boolean {
+export function isIndexStartKey(key: Record<string, AttributeValue>, pk: string, ipk: string, range: IndexRange): boolean {
   const k = stringKey(key, ['pk', 'sk', 'ipk', 'isk']);
   if (k === undefined || k.pk !== pk || k.ipk !== ipk) return false;
   if (range.from !== undefined && byteCompare(k.isk!, range.from) < 0) return false;

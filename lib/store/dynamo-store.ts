@@ -95,7 +95,10 @@ class DynamoPartition implements Partition {
 
   async listKeys(prefix: string, options: ListOptions = {}): Promise<Page<string>> {
     const out = await this.queryPrefix(prefix, options, true);
-    return page((out.Items ?? []).map((i) => i.sk?.S ?? ''), out.LastEvaluatedKey);
+    return page(
+      (out.Items ?? []).map((i) => i.sk?.S ?? ''),
+      out.LastEvaluatedKey,
+    );
   }
 
   async queryIndex<T = Json>(name: string, range: IndexRange = {}): Promise<Page<StoredItem<T>>> {
@@ -162,12 +165,12 @@ class DynamoPartition implements Partition {
     let start: Item | undefined;
     do {
       const out = await this.api.query({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': { S: P.chunkPartition(this.name) }, ':p': { S: P.chunkPrefix(key, gen) } },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        });
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': { S: P.chunkPartition(this.name) }, ':p': { S: P.chunkPrefix(key, gen) } },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      });
       for (const i of out.Items ?? []) if (i.b?.B) parts.push(i.b.B);
       start = out.LastEvaluatedKey;
     } while (start);
@@ -180,13 +183,13 @@ class DynamoPartition implements Partition {
     let start: Item | undefined;
     do {
       const out = await this.api.query({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': { S: pk }, ':p': { S: P.chunkPrefix(key, gen) } },
-          ProjectionExpression: 'pk, sk',
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        });
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': { S: pk }, ':p': { S: P.chunkPrefix(key, gen) } },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      });
       await this.batchWrite((out.Items ?? []).map((k) => ({ DeleteRequest: { Key: { pk: k.pk!, sk: k.sk! } } })));
       start = out.LastEvaluatedKey;
     } while (start);
@@ -196,8 +199,7 @@ class DynamoPartition implements Partition {
     const key = item.sk?.S ?? '';
     const version = Number(item.ver?.N ?? 0);
     if (item.n?.N !== undefined && item.v === undefined) return { key, version, value: Number(item.n.N) as T };
-    const text =
-      item.v?.S ?? (item.gen?.S ? await this.readChunks(key, item.gen.S, Number(item.nch?.N ?? 0)) : 'null');
+    const text = item.v?.S ?? (item.gen?.S ? await this.readChunks(key, item.gen.S, Number(item.nch?.N ?? 0)) : 'null');
     return { key, version, value: JSON.parse(text) as T };
   }
 }

@@ -56,7 +56,10 @@ export class LevelStore implements Store {
       openHere.delete(path);
       const cause = (e as { cause?: { code?: string } }).cause;
       if (cause?.code === 'LEVEL_LOCKED') {
-        throw new Error(`the store at ${path} is in use by another process (its LOCK is held): stop that process, or give this one another DATA_DIR`, { cause: e });
+        throw new Error(
+          `the store at ${path} is in use by another process (its LOCK is held): stop that process, or give this one another DATA_DIR`,
+          { cause: e },
+        );
       }
       throw e;
     }
@@ -285,13 +288,20 @@ class LevelPartition implements Partition {
     // One snapshot for the entries and the items they point at: an entry and its item agree.
     const snapshot = this.db.snapshot();
     try {
-      const it = this.db.iterator({ ...(start ? { gt: K.indexKey(base, start.isk!.S!, start.sk!.S!), lt: bounds.lt } : bounds), values: false, snapshot });
+      const it = this.db.iterator({
+        ...(start ? { gt: K.indexKey(base, start.isk!.S!, start.sk!.S!), lt: bounds.lt } : bounds),
+        values: false,
+        snapshot,
+      });
       const items: StoredItem<T>[] = [];
       return await this.page(it, pageSize(range), items, ([raw]) => {
         const { sort, key } = K.parseIndexKey(raw, base);
         const head = this.db.getSync(K.headKey(this.base, key), { snapshot });
         if (head) items.push(this.item<T>(key, head));
-        return { size: raw.length + (head?.length ?? 0), cursor: { pk: { S: this.name }, sk: { S: key }, ipk: { S: ipk }, isk: { S: sort } } };
+        return {
+          size: raw.length + (head?.length ?? 0),
+          cursor: { pk: { S: this.name }, sk: { S: key }, ipk: { S: ipk }, isk: { S: sort } },
+        };
       });
     } finally {
       await snapshot.close();

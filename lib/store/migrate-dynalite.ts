@@ -6,7 +6,13 @@
  * DATA_DIR/db is left as it was (LOCAL_STORE=dynalite still opens it; writes made there later
  * are not carried over).
  */
-import { DescribeTableCommand, DynamoDBClient, ScanCommand, type AttributeValue, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+  type AttributeValue,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import { ClassicLevel } from 'classic-level';
 import { existsSync } from 'node:fs';
 import { DynamoStore } from './dynamo-store';
@@ -77,7 +83,9 @@ async function copyTable(store: LevelStore, dbDir: string, table: string): Promi
     let copied = 0;
     let start: Record<string, AttributeValue> | undefined;
     do {
-      const out = await client.send(new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      const out = await client.send(
+        new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
       let batch: Parameters<LevelStore['importRecords']>[0] = [];
       let bytes = 0;
       for (const item of out.Items ?? []) {

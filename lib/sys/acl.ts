@@ -55,7 +55,8 @@ export class Acl {
   private nonExact(path: string): Permissions | undefined {
     const found: Candidate[] = [];
     let best: string | undefined;
-    for (const prefix of this.prefix.keys()) if (path.startsWith(prefix) && (best === undefined || prefix.length > best.length)) best = prefix;
+    for (const prefix of this.prefix.keys())
+      if (path.startsWith(prefix) && (best === undefined || prefix.length > best.length)) best = prefix;
     if (best !== undefined) {
       found.push({ firstWild: best.length, isPrefix: true, wildcards: 0, body: best, perms: this.prefix.get(best)! });
     }

@@ -49,7 +49,9 @@ export async function initialize(deps: Deps): Promise<RootToken> {
   await deps.audit.hasher.ensureKey();
   const { rootToken, accessor, record } = await createRoot(deps, 'sys/init');
   try {
-    await deps.store.partition('sys').put(MARKER, { time: new Date(deps.now()).toISOString(), root_accessor: accessor }, { ifAbsent: true });
+    await deps.store
+      .partition('sys')
+      .put(MARKER, { time: new Date(deps.now()).toISOString(), root_accessor: accessor }, { ifAbsent: true });
   } catch (e) {
     await deps.tokens.revoke(record);
     if (e instanceof ExistsError) throw new BadRequest('the service is already initialized');

@@ -218,7 +218,8 @@ export class Leases {
         expire_time: Math.min(r.expire_time, this.seconds()),
       };
       await this.part.put(leaseKey(r.lease_id), next, { ifVersion: version, index: this.indexOf(next) }).catch(() => undefined);
-      if (interactive) throw new HttpError(502, [`failed to revoke lease ${r.lease_id}: ${next.last_error}; it will be retried`], { cause: e });
+      if (interactive)
+        throw new HttpError(502, [`failed to revoke lease ${r.lease_id}: ${next.last_error}; it will be retried`], { cause: e });
       throw e;
     }
     await this.drop(r);
@@ -305,4 +306,3 @@ export class Leases {
     return { name: LEASE_EXPIRY_INDEX, sort: `${expirySort(r.next_attempt)}#${r.lease_id}` };
   }
 }
-

@@ -47,8 +47,12 @@ export class Policies {
    * has one spelling, and an upper-case one is refused.
    */
   static checkName(name: string): string {
-    if (!NAME.test(name.toLowerCase())) throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
-    if (name !== name.toLowerCase()) throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": policy names are lower case; use "${name.toLowerCase().slice(0, 64)}"`);
+    if (!NAME.test(name.toLowerCase()))
+      throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
+    if (name !== name.toLowerCase())
+      throw new BadRequest(
+        `invalid policy name "${name.slice(0, 64)}": policy names are lower case; use "${name.toLowerCase().slice(0, 64)}"`,
+      );
     return name;
   }
 

@@ -106,7 +106,8 @@ function pathRule(rawPattern: string, value: HclValue): PathRule {
   const rule: PathRule = { pattern, capabilities: new Set(), required: [] };
   for (const item of asObject(value, `path "${pattern}"`).items) {
     const key = item.keys.join(' ');
-    if (UNSUPPORTED_RULE_KEYS.has(key)) fail(`path "${pattern}": "${key}" is not supported by this server, so it is refused rather than ignored`);
+    if (UNSUPPORTED_RULE_KEYS.has(key))
+      fail(`path "${pattern}": "${key}" is not supported by this server, so it is refused rather than ignored`);
     if (!RULE_KEYS.has(key) || item.keys.length !== 1) fail(`path "${pattern}": unknown key "${key}"`);
     readRuleKey(rule, key, item);
   }

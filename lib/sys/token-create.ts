@@ -60,7 +60,10 @@ function checkUnsupported(r: CreateRequest, caller: Caller): void {
 
 function displayName(name: string): string {
   if (!name) return 'token';
-  return `token-${name}`.replace(/[^a-zA-Z0-9-]/g, '-').replace(/-$/, '').slice(0, 128);
+  return `token-${name}`
+    .replace(/[^a-zA-Z0-9-]/g, '-')
+    .replace(/-$/, '')
+    .slice(0, 128);
 }
 
 /** The role lowers num_uses (0 is unlimited, so any limit is lower). */
@@ -108,7 +111,13 @@ export function planToken(r: CreateRequest, caller: Caller, ctx: CreateContext):
   const role = ctx.role;
   checkType(r.type, role);
   const warnings: string[] = [];
-  const policies = resolvePolicies({ requested: r.policies, noDefaultPolicy: r.noDefaultPolicy, role, parentPolicies: caller.policies, sudo: caller.sudo });
+  const policies = resolvePolicies({
+    requested: r.policies,
+    noDefaultPolicy: r.noDefaultPolicy,
+    role,
+    parentPolicies: caller.policies,
+    sudo: caller.sudo,
+  });
   const parent = parentOf(r, caller, ctx);
   const { ttl, explicitMaxTtl, period } = lifetime(r, caller, ctx, policies, warnings);
   const input: CreateTokenInput = {

@@ -29,7 +29,13 @@ export function globMatches(patterns: string[], value: string): boolean {
   return patterns.some((p) => {
     let re = globs.get(p);
     if (!re) {
-      re = new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+      re = new RegExp(
+        `^${p
+          .split('*')
+          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+        's',
+      );
       if (globs.size < 1000) globs.set(p, re);
     }
     return re.test(value);
@@ -64,7 +70,10 @@ function hasPolicyLists(r: RolePolicyLists): boolean {
 /** A role with allowed/disallowed lists decides on its own, disjoint from the parent's policies. */
 function fromRole(c: PolicyChoice, r: RolePolicyLists): string[] {
   const addDefault =
-    !c.noDefaultPolicy && !r.tokenNoDefaultPolicy && !r.disallowedPolicies.includes('default') && !globMatches(r.disallowedPoliciesGlob, 'default');
+    !c.noDefaultPolicy &&
+    !r.tokenNoDefaultPolicy &&
+    !r.disallowedPolicies.includes('default') &&
+    !globMatches(r.disallowedPoliciesGlob, 'default');
   let chosen = c.requested?.length ? sanitizePolicies(c.requested, addDefault) : [];
   if (r.allowedPolicies.length || r.allowedPoliciesGlob.length) {
     const allowed = sanitizePolicies(r.allowedPolicies, addDefault);

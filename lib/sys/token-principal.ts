@@ -21,7 +21,8 @@ export function principalOf(record: TokenRecord): Principal {
 export function checkBoundCidrs(record: TokenRecord, remoteAddress: string | undefined): void {
   const blocks = record.bound_cidrs;
   if (!Array.isArray(blocks) || blocks.length === 0) return;
-  if (!remoteAddress || !ipInBlocks(unmapped(remoteAddress), blocks)) throw new PermissionDenied('permission denied: the token cannot be used from this address');
+  if (!remoteAddress || !ipInBlocks(unmapped(remoteAddress), blocks))
+    throw new PermissionDenied('permission denied: the token cannot be used from this address');
 }
 
 /** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is 10.0.0.1. */

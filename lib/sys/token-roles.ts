@@ -56,7 +56,10 @@ const NAME = /^\w([\w.-]{0,126}\w)?$/;
 const SUFFIX_SEGMENT = /^\w[\w.-]*\w$/;
 
 export function checkRoleName(name: string): string {
-  if (!NAME.test(name)) throw new BadRequest(`invalid role name "${name}": use letters, digits, _ . - (at most 128, starting and ending with a letter or digit)`);
+  if (!NAME.test(name))
+    throw new BadRequest(
+      `invalid role name "${name}": use letters, digits, _ . - (at most 128, starting and ending with a letter or digit)`,
+    );
   return name;
 }
 
@@ -92,14 +95,21 @@ function checkSuffix(suffix: string): string {
 
 function tokenType(value: string): TokenRole['tokenType'] {
   if (value === 'service' || value === 'default-service') return value;
-  if (value === 'batch' || value === 'default-batch') throw new BadRequest(`token_type "${value}": batch tokens are not supported; use "service"`);
+  if (value === 'batch' || value === 'default-batch')
+    throw new BadRequest(`token_type "${value}": batch tokens are not supported; use "service"`);
   throw new BadRequest(`invalid 'token_type' value "${value}"`);
 }
 
 /** The legacy and current fields of a duration, as the reference keeps them; plus a warning. */
-function pairedDuration(current: number | undefined, legacy: number | undefined, names: [string, string], role: { legacy: number; current: number }) {
+function pairedDuration(
+  current: number | undefined,
+  legacy: number | undefined,
+  names: [string, string],
+  role: { legacy: number; current: number },
+) {
   if (current !== undefined) {
-    const warning = legacy !== undefined ? `Both '${names[0]}' and deprecated '${names[1]}' value supplied, ignoring the deprecated value` : undefined;
+    const warning =
+      legacy !== undefined ? `Both '${names[0]}' and deprecated '${names[1]}' value supplied, ignoring the deprecated value` : undefined;
     return { legacy: 0, current, warning };
   }
   if (legacy !== undefined) return { legacy, current: legacy, warning: undefined };

@@ -121,12 +121,18 @@ export class TokenTree {
 
   /** Makes a child an orphan: its accessor item first (what the liveness walk reads), then its record. */
   private async reparent(child: string): Promise<void> {
-    const item = await mutate<AccessorItem>(this.part, `accessor/${child}`, (cur) => (cur && cur.parent !== '' ? { ...cur, parent: '' } : undefined), {
-      index: (v) => (v.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(v.expire_time) } : null),
-    });
+    const item = await mutate<AccessorItem>(
+      this.part,
+      `accessor/${child}`,
+      (cur) => (cur && cur.parent !== '' ? { ...cur, parent: '' } : undefined),
+      {
+        index: (v) => (v.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(v.expire_time) } : null),
+      },
+    );
     this.states.delete(child);
     const id = item?.id ?? (await this.part.get<AccessorItem>(`accessor/${child}`))?.value.id;
-    if (id) await mutate<{ parent: string }>(this.part, `token/${id}`, (cur) => (cur && cur.parent !== '' ? { ...cur, parent: '' } : undefined));
+    if (id)
+      await mutate<{ parent: string }>(this.part, `token/${id}`, (cur) => (cur && cur.parent !== '' ? { ...cur, parent: '' } : undefined));
   }
 
   /** Forgets what this process cached of a token (after its own writes). */

@@ -38,7 +38,9 @@ export function calculateTtl(i: TtlInput): { ttl: number; warnings: string[] } {
   if (i.period > 0) {
     ttl = i.period;
     if (ttl > max) {
-      warnings.push(`period of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(max)}"; period value is capped accordingly`);
+      warnings.push(
+        `period of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(max)}"; period value is capped accordingly`,
+      );
       ttl = max;
     }
     if (i.explicitMaxTtl > 0) limit = i.start + i.explicitMaxTtl;
@@ -50,7 +52,9 @@ export function calculateTtl(i: TtlInput): { ttl: number; warnings: string[] } {
     const left = limit - i.now;
     if (left <= 0) throw new BadRequest('past the max TTL, cannot renew');
     if (ttl > left) {
-      warnings.push(`TTL of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(left)}"; TTL value is capped accordingly`);
+      warnings.push(
+        `TTL of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(left)}"; TTL value is capped accordingly`,
+      );
       ttl = left;
     }
   }

@@ -115,7 +115,9 @@ export class Tokens {
   }
 
   private async idOf(token: string): Promise<string> {
-    return createHmac('sha256', await this.hmacKey()).update(token).digest('hex');
+    return createHmac('sha256', await this.hmacKey())
+      .update(token)
+      .digest('hex');
   }
 
   async create(input: CreateTokenInput): Promise<{ token: string; record: TokenRecord }> {

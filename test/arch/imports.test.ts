@@ -70,7 +70,10 @@ describe('engine types and reserved prefixes', () => {
     for (const file of ['lib/config.ts', 'lib/routing.ts', 'infra/functions.cjs']) {
       const text = readFileSync(join(ROOT, file), 'utf8');
       // 'catalog' is also a function's name, which routing returns.
-      const words = [...surfaces.catalog_prefixes.filter((w) => w !== 'catalog'), ...(file === 'lib/config.ts' ? surfaces.engine_types : [])];
+      const words = [
+        ...surfaces.catalog_prefixes.filter((w) => w !== 'catalog'),
+        ...(file === 'lib/config.ts' ? surfaces.engine_types : []),
+      ];
       for (const word of words) {
         expect({ file, listed: text.includes(`'${word}'`) }).toEqual({ file, listed: false });
       }

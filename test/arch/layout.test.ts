@@ -54,7 +54,9 @@ const posix = (p: string) => p.split(sep).join('/');
 const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 const libFolders = new Set(
-  files(LIB, (n) => n.endsWith('.ts')).map((f) => posix(relative(LIB, f)).split('/').slice(0, -1).join('/')).filter((d) => d !== ''),
+  files(LIB, (n) => n.endsWith('.ts'))
+    .map((f) => posix(relative(LIB, f)).split('/').slice(0, -1).join('/'))
+    .filter((d) => d !== ''),
 );
 const libAreas = readdirSync(LIB).filter((n) => isDir(join(LIB, n)));
 const tests = files(TEST, (n) => n.endsWith('.test.ts')).map((f) => posix(relative(TEST, f)));
@@ -116,10 +118,12 @@ describe('the test tree mirrors lib/', () => {
   });
 
   it(`the unit tests of ${UNIT_ONLY.join(', ')} drive no app, local service, sshd or python client`, () => {
-    const flows = tests.filter((t) => UNIT_ONLY.includes(t.split('/')[0] ?? '')).filter((t) => {
-      const text = readFileSync(join(TEST, t), 'utf8');
-      return DRIVES_A_FLOW.some((re) => re.test(text));
-    });
+    const flows = tests
+      .filter((t) => UNIT_ONLY.includes(t.split('/')[0] ?? ''))
+      .filter((t) => {
+        const text = readFileSync(join(TEST, t), 'utf8');
+        return DRIVES_A_FLOW.some((re) => re.test(text));
+      });
     expect(flows.map((t) => `test/${t}: a flow; move it to test/e2e/${t}`)).toEqual([]);
   });
 

@@ -69,7 +69,15 @@ describe('Auditor records', () => {
     expect(rec).toEqual({
       type: 'request',
       time: '2026-11-23T10:00:00.000Z',
-      auth: { client_token: h(TOKEN), accessor: h(ACCESSOR), display_name: 'token-web', policies: ['default', 'web'], token_policies: ['default', 'web'], metadata: { team: 'ops' }, token_type: 'service' },
+      auth: {
+        client_token: h(TOKEN),
+        accessor: h(ACCESSOR),
+        display_name: 'token-web',
+        policies: ['default', 'web'],
+        token_policies: ['default', 'web'],
+        metadata: { team: 'ops' },
+        token_type: 'service',
+      },
       request: {
         id: 'req-1',
         operation: 'update',
@@ -88,7 +96,13 @@ describe('Auditor records', () => {
 
   it('records an unauthenticated request with an empty auth', async () => {
     const path = newFile();
-    await new Auditor([fileDevice(path)], hasher).request({ id: 'r', operation: 'read', mountType: 'system', mountPoint: 'sys/', path: 'sys/health' });
+    await new Auditor([fileDevice(path)], hasher).request({
+      id: 'r',
+      operation: 'read',
+      mountType: 'system',
+      mountPoint: 'sys/',
+      path: 'sys/health',
+    });
     expect(lines(path)[0]).toMatchObject({ type: 'request', auth: {}, request: { id: 'r', path: 'sys/health' } });
     expect(lines(path)[0]!.request.data).toBeUndefined();
   });
@@ -96,7 +110,14 @@ describe('Auditor records', () => {
   it('records a response: data, auth secrets and wrap info hashed, lease and policies readable, the error as given', async () => {
     const path = newFile();
     const auditor = new Auditor([fileDevice(path)], hasher);
-    const issued = { client_token: 'lk.new-token-xyz', accessor: 'new-accessor', policies: ['web'], metadata: { a: 'b' }, lease_duration: 60, renewable: true };
+    const issued = {
+      client_token: 'lk.new-token-xyz',
+      accessor: 'new-accessor',
+      policies: ['web'],
+      metadata: { a: 'b' },
+      lease_duration: 60,
+      renewable: true,
+    };
     await auditor.response(
       request(),
       {
@@ -119,12 +140,20 @@ describe('Auditor records', () => {
       status_code: 200,
       data: { private_key: h('-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----'), serial_number: h('01:02') },
       secret: { lease_id: 'pki/issue/web/abc' },
-      auth: { client_token: h('lk.new-token-xyz'), accessor: h('new-accessor'), policies: ['web'], metadata: { a: 'b' }, lease_duration: 60, renewable: true },
+      auth: {
+        client_token: h('lk.new-token-xyz'),
+        accessor: h('new-accessor'),
+        policies: ['web'],
+        metadata: { a: 'b' },
+        lease_duration: 60,
+        renewable: true,
+      },
       wrap_info: { token: h('wrapping-token-1'), ttl: 60 },
       warnings: ['a warning'],
     });
     const text = readFileSync(path, 'utf8');
-    for (const secret of ['MHcCAQEE', 'lk.new-token-xyz', 'new-accessor', 'wrapping-token-1', TOKEN, ACCESSOR]) expect(text).not.toContain(secret);
+    for (const secret of ['MHcCAQEE', 'lk.new-token-xyz', 'new-accessor', 'wrapping-token-1', TOKEN, ACCESSOR])
+      expect(text).not.toContain(secret);
   });
 
   it("repeats the request record's auth and request parts in the response record, byte for byte", async () => {
@@ -148,7 +177,11 @@ describe('Auditor records', () => {
     await auditor.response(request(), { status: 200, raw: { body: bytes, contentType: 'application/octet-stream' } }, undefined);
     const h = await hasher.hashFn();
     const [a, b] = lines(path);
-    expect(a!.response.data).toEqual({ http_content_type: 'application/pem-certificate-chain', http_raw_body: h(pem), http_status_code: 200 });
+    expect(a!.response.data).toEqual({
+      http_content_type: 'application/pem-certificate-chain',
+      http_raw_body: h(pem),
+      http_status_code: 200,
+    });
     expect(b!.response.data.http_raw_body).toBe(h(Buffer.from(bytes).toString('base64')));
     expect(a!.error).toBeUndefined();
   });
@@ -158,10 +191,19 @@ describe('Auditor records', () => {
     const auditor = new Auditor([fileDevice(path)], hasher);
     const req = request({ clearKeys: ['common_name'] });
     await auditor.request(req);
-    await auditor.response(req, { status: 200, data: { serial_number: '0a:0b', certificate: 'PEM', inner: { serial_number: 'x' } }, clearKeys: ['serial_number'] }, undefined);
+    await auditor.response(
+      req,
+      { status: 200, data: { serial_number: '0a:0b', certificate: 'PEM', inner: { serial_number: 'x' } }, clearKeys: ['serial_number'] },
+      undefined,
+    );
     const h = await hasher.hashFn();
     const [q, r] = lines(path);
-    expect(q!.request.data).toEqual({ common_name: 'a.example.com', ttl: 3600, alt_names: [h('b.example.com')], nested: { common_name: h('deep') } });
+    expect(q!.request.data).toEqual({
+      common_name: 'a.example.com',
+      ttl: 3600,
+      alt_names: [h('b.example.com')],
+      nested: { common_name: h('deep') },
+    });
     expect(r!.response.data).toEqual({ serial_number: '0a:0b', certificate: h('PEM'), inner: { serial_number: h('x') } });
   });
 });
@@ -179,7 +221,12 @@ describe('Auditor devices', () => {
     expect(r!.auth.accessor).toBe(ACCESSOR);
     expect(h!.request.client_token).toMatch(/^hmac-sha256:/);
     expect(h!.request.data.common_name).toBe(await hasher.hash('a.example.com'));
-    expect({ ...h!.request, client_token: 0, client_token_accessor: 0, data: 0 }).toEqual({ ...r!.request, client_token: 0, client_token_accessor: 0, data: 0 });
+    expect({ ...h!.request, client_token: 0, client_token_accessor: 0, data: 0 }).toEqual({
+      ...r!.request,
+      client_token: 0,
+      client_token_accessor: 0,
+      data: 0,
+    });
   });
 
   it('fails closed with a 500 naming no secret when every device throws', async () => {

@@ -77,7 +77,10 @@ describe('file device', () => {
 describe('stdout device', () => {
   it("writes its lines to the process's standard output", () => {
     const script = `import { stdoutDevice } from './lib/audit/devices.ts'; stdoutDevice().write('{"type":"request"}\\n'); stdoutDevice().write('{"type":"response"}\\n');`;
-    const out = execFileSync(join(import.meta.dirname, '../../node_modules/.bin/tsx'), ['--eval', script], { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' });
+    const out = execFileSync(join(import.meta.dirname, '../../node_modules/.bin/tsx'), ['--eval', script], {
+      cwd: join(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
     expect(out).toBe('{"type":"request"}\n{"type":"response"}\n');
     expect(stdoutDevice({ logRaw: true })).toMatchObject({ path: 'stdout/', type: 'stdout', options: { log_raw: 'true' } });
   });

@@ -38,8 +38,12 @@ describe('hashedJson', () => {
   });
 
   it('writes __proto__ and constructor keys as plain data, hashed, touching no prototype', () => {
-    const input = JSON.parse('{"__proto__":{"polluted":"yes","x":"s"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"t"}') as unknown;
-    expect(hashedJson(input, tag)).toBe('{"__proto__":{"polluted":"H(yes)","x":"H(s)"},"constructor":{"prototype":{"polluted":"H(yes)"}},"toString":"H(t)"}');
+    const input = JSON.parse(
+      '{"__proto__":{"polluted":"yes","x":"s"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"t"}',
+    ) as unknown;
+    expect(hashedJson(input, tag)).toBe(
+      '{"__proto__":{"polluted":"H(yes)","x":"H(s)"},"constructor":{"prototype":{"polluted":"H(yes)"}},"toString":"H(t)"}',
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // A clear __proto__ key stays clear.
     expect(hashedJson(input, tag, ['__proto__'])).toContain('"__proto__":{"polluted":"yes","x":"s"}');
@@ -51,14 +55,31 @@ describe('hashedJson', () => {
 
   it('writes what JSON.stringify writes when nothing is hashed', () => {
     const same = (s: string) => s;
-    const v = { 'a"b': 'q"uote\\', nl: 'line\nbreak', u: 'é€😀', n: -1.5e-7, nan: NaN, inf: Infinity, t: false, z: null, skip: undefined, f: () => 1, list: [undefined, 1, 'x', [[]], {}], date: new Date(0), o: { k: { j: 'v' } } };
+    const v = {
+      'a"b': 'q"uote\\',
+      nl: 'line\nbreak',
+      u: 'é€😀',
+      n: -1.5e-7,
+      nan: NaN,
+      inf: Infinity,
+      t: false,
+      z: null,
+      skip: undefined,
+      f: () => 1,
+      list: [undefined, 1, 'x', [[]], {}],
+      date: new Date(0),
+      o: { k: { j: 'v' } },
+    };
     expect(hashedJson(v, same)).toBe(JSON.stringify(v));
     expect(hashedJson([], same)).toBe('[]');
     expect(hashedJson(undefined, same)).toBe('null');
   });
 
   it('hashes a Date as its ISO text, and writes a bigint as its decimal text', () => {
-    expect(hashed({ at: new Date(0), big: 12345678901234567890n })).toEqual({ at: 'H(1970-01-01T00:00:00.000Z)', big: '12345678901234567890' });
+    expect(hashed({ at: new Date(0), big: 12345678901234567890n })).toEqual({
+      at: 'H(1970-01-01T00:00:00.000Z)',
+      big: '12345678901234567890',
+    });
   });
 
   it('hashes an over-deep value whole instead of recursing without end', () => {

@@ -37,7 +37,12 @@ describe('signJsonPost', () => {
       credentials: creds,
       now,
     });
-    const official = await new SignatureV4({ service: 'dynamodb', region: 'eu-west-1', credentials: creds, sha256: NodeSha256 as never }).sign(
+    const official = await new SignatureV4({
+      service: 'dynamodb',
+      region: 'eu-west-1',
+      credentials: creds,
+      sha256: NodeSha256 as never,
+    }).sign(
       {
         method: 'POST',
         protocol: 'https:',

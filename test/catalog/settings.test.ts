@@ -8,7 +8,10 @@ describe('settings', () => {
     expect(parseCatalogSettings({ acl: { enabled: false } }, {})).toMatchObject({ aclEnabled: false, defaultPolicy: 'allow' });
   });
   it('reads the file and lets CATALOG_DEFAULT_TOKEN override its token', () => {
-    const s = parseCatalogSettings({ acl: { enabled: true, default_policy: 'deny', tokens: { default: 'from-file' } }, translate_wan_addrs: true, datacenter: 'eu-1' }, { CATALOG_DEFAULT_TOKEN: 'from-env' });
+    const s = parseCatalogSettings(
+      { acl: { enabled: true, default_policy: 'deny', tokens: { default: 'from-file' } }, translate_wan_addrs: true, datacenter: 'eu-1' },
+      { CATALOG_DEFAULT_TOKEN: 'from-env' },
+    );
     expect(s).toEqual({ aclEnabled: true, defaultPolicy: 'deny', defaultToken: 'from-env', translateWanAddrs: true, datacenter: 'eu-1' });
   });
   it('refuses an unknown default policy or datacenter name', () => {

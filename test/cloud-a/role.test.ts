@@ -28,7 +28,7 @@ describe('parsing cloud_a_roles and cloud_a_groups', () => {
     expect(() => parseGroups('[{}]')).toThrow(/needs "group_name" or "object_id"/);
   });
 
-  it('names the field the client used (the reference plugin\'s azure_roles / azure_groups)', () => {
+  it("names the field the client used (the reference plugin's azure_roles / azure_groups)", () => {
     expect(() => parseRoles('[{"scope":"/s"}]', 'azure_roles')).toThrow(/^azure_roles: entry 0 needs "role_name" or "role_id"/);
     expect(() => parseGroups('[{}]', 'azure_groups')).toThrow(/^azure_groups: entry 0 needs/);
   });

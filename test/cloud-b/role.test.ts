@@ -57,7 +57,11 @@ describe('a whole role', () => {
     ['nothing to grant', {}, /must include an arn, or at least one of inline_policies or remote_policies/],
     ['ttl above max_ttl', { remotePolicies: remote, ttl: 20, maxTtl: 10 }, /ttl exceeds max_ttl/],
     ['a malformed arn', { roleArn: 'arn:aws:iam::1:role/x' }, /role_arn: expected acs:ram::<account id>:role\/<role name>/],
-    ['an arn beside remote policies', { roleArn: 'acs:ram::1:role/x', remotePolicies: remote }, /remote_policies must be blank when an arn is present/],
+    [
+      'an arn beside remote policies',
+      { roleArn: 'acs:ram::1:role/x', remotePolicies: remote },
+      /remote_policies must be blank when an arn is present/,
+    ],
   ] as const)('refuses %s', (_w, o, message) => {
     expect(() => checkRole(role(o as Partial<Role>))).toThrow(message);
   });

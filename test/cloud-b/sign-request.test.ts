@@ -4,8 +4,14 @@ import { canonicalQuery, percentEncode, signature, signedParams } from '../../li
 
 /** The provider's published example of a signed DescribeRegions call (AccessKeySecret "testsecret"). */
 const EXAMPLE = {
-  AccessKeyId: 'testid', Action: 'DescribeRegions', Format: 'XML', SignatureMethod: 'HMAC-SHA1', SignatureNonce: '3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf',
-  SignatureVersion: '1.0', Timestamp: '2016-02-23T12:46:24Z', Version: '2014-05-26',
+  AccessKeyId: 'testid',
+  Action: 'DescribeRegions',
+  Format: 'XML',
+  SignatureMethod: 'HMAC-SHA1',
+  SignatureNonce: '3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf',
+  SignatureVersion: '1.0',
+  Timestamp: '2016-02-23T12:46:24Z',
+  Version: '2014-05-26',
 };
 
 describe('percent-encoding (RFC 3986)', () => {
@@ -35,10 +41,26 @@ describe('signedParams', () => {
   it('adds the common parameters, a fresh nonce and a timestamp in seconds, and signs them all', () => {
     const now = new Date(Date.UTC(2030, 0, 2, 3, 4, 5, 678));
     const p = signedParams('POST', '2015-05-01', 'CreateUser', { UserName: 'u1' }, { accessKeyId: 'AK', accessKeySecret: 'secret' }, now);
-    expect(p).toMatchObject({ UserName: 'u1', Action: 'CreateUser', Version: '2015-05-01', Format: 'JSON', AccessKeyId: 'AK', SignatureMethod: 'HMAC-SHA1', SignatureVersion: '1.0', Timestamp: '2030-01-02T03:04:05Z' });
+    expect(p).toMatchObject({
+      UserName: 'u1',
+      Action: 'CreateUser',
+      Version: '2015-05-01',
+      Format: 'JSON',
+      AccessKeyId: 'AK',
+      SignatureMethod: 'HMAC-SHA1',
+      SignatureVersion: '1.0',
+      Timestamp: '2030-01-02T03:04:05Z',
+    });
     expect(p.SecurityToken).toBeUndefined();
     expect(p.Signature).toBe(signature('POST', p, 'secret'));
-    const again = signedParams('POST', '2015-05-01', 'CreateUser', { UserName: 'u1' }, { accessKeyId: 'AK', accessKeySecret: 'secret' }, now);
+    const again = signedParams(
+      'POST',
+      '2015-05-01',
+      'CreateUser',
+      { UserName: 'u1' },
+      { accessKeyId: 'AK', accessKeySecret: 'secret' },
+      now,
+    );
     expect(again.SignatureNonce).not.toBe(p.SignatureNonce);
   });
   it('carries a security token, signed with the rest', () => {

@@ -21,7 +21,9 @@ describe('kindOfStatus', () => {
 describe('scrub', () => {
   it('removes every known secret, and bearer-looking tokens', () => {
     const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln';
-    expect(scrub(`secret s3cr3t-value in ${jwt} and s3cr3t-value again`, ['s3cr3t-value', undefined])).toBe('secret [redacted] in [redacted] and [redacted] again');
+    expect(scrub(`secret s3cr3t-value in ${jwt} and s3cr3t-value again`, ['s3cr3t-value', undefined])).toBe(
+      'secret [redacted] in [redacted] and [redacted] again',
+    );
   });
 
   it('leaves secrets shorter than four characters alone (they would match everywhere) and cuts the text at 400 characters', () => {

@@ -3,13 +3,17 @@ import { parseAuditDevices, parseMounts } from '../../lib/config';
 
 describe('parseMounts', () => {
   it('reads the audit non-HMAC keys of a mount', () => {
-    const [m] = parseMounts([{ path: 'pki', type: 'pki', audit_non_hmac_request_keys: ['common_name'], audit_non_hmac_response_keys: ['serial_number'] }]);
+    const [m] = parseMounts([
+      { path: 'pki', type: 'pki', audit_non_hmac_request_keys: ['common_name'], audit_non_hmac_response_keys: ['serial_number'] },
+    ]);
     expect(m).toMatchObject({ auditClearRequestKeys: ['common_name'], auditClearResponseKeys: ['serial_number'] });
   });
 
   it('refuses a setting it does not know, and a malformed key list (never stored and ignored)', () => {
     expect(() => parseMounts([{ path: 'pki', type: 'pki', seal_wrap: true } as never])).toThrow('mount pki: unknown settings seal_wrap');
-    expect(() => parseMounts([{ path: 'pki', type: 'pki', audit_non_hmac_request_keys: 'common_name' } as never])).toThrow(/must be a list of key names/);
+    expect(() => parseMounts([{ path: 'pki', type: 'pki', audit_non_hmac_request_keys: 'common_name' } as never])).toThrow(
+      /must be a list of key names/,
+    );
   });
 });
 

@@ -7,7 +7,16 @@ describe('echo and plain', () => {
     expect(echo(v)).toBe(` "${v}"`);
     expect(plain(v)).toBe(v);
   });
-  it.each(['', 'x'.repeat(65), 'a b', 'a"b', 'line\nbreak', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI', '-----BEGIN OPENSSH PRIVATE KEY-----', 'é'])('leave out %j', (v) => {
+  it.each([
+    '',
+    'x'.repeat(65),
+    'a b',
+    'a"b',
+    'line\nbreak',
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI',
+    '-----BEGIN OPENSSH PRIVATE KEY-----',
+    'é',
+  ])('leave out %j', (v) => {
     expect(echo(v)).toBe('');
     expect(plain(v)).toBe('(not shown)');
     expect(plain(v, '?')).toBe('?');

@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { checkTemplates, expandAll, expandTemplate } from '../../lib/identity-template';
 
-const who = { mountAccessor: 'auth_approle_1234abcd', mountType: 'approle', name: 'role-id-1', metadata: { role_name: 'web', team: 'ops' } };
+const who = {
+  mountAccessor: 'auth_approle_1234abcd',
+  mountType: 'approle',
+  name: 'role-id-1',
+  metadata: { role_name: 'web', team: 'ops' },
+};
 
 describe('identity templates', () => {
   it.each([
     ['{{identity.entity.aliases.auth_approle_1234abcd.name}}', 'role-id-1'],
     ['{{ identity.entity.aliases.auth_approle_1234abcd.metadata.role_name }}.svc.example.com', 'web.svc.example.com'],
-    ['{{identity.entity.aliases.auth_approle_1234abcd.metadata.team}}-{{identity.entity.aliases.auth_approle_1234abcd.metadata.role_name}}', 'ops-web'],
+    [
+      '{{identity.entity.aliases.auth_approle_1234abcd.metadata.team}}-{{identity.entity.aliases.auth_approle_1234abcd.metadata.role_name}}',
+      'ops-web',
+    ],
     ['plain.example.com', 'plain.example.com'],
   ])('%s → %s', (template, out) => {
     expect(expandTemplate(template, who)).toBe(out);
@@ -23,7 +31,10 @@ describe('identity templates', () => {
     expect(expandAll([template, 'kept'], identity)).toEqual(['kept']);
   });
 
-  it.each(['{{identity.entity.name}}', '{{identity.groups.ids.x.name}}', 'a{{b', '{{identity.entity.aliases.x.metadata.}}'])('refuses %j when written', (v) => {
-    expect(() => checkTemplates([v], 'allowed_domains')).toThrow(/allowed_domains: (unsupported template|unbalanced)/);
-  });
+  it.each(['{{identity.entity.name}}', '{{identity.groups.ids.x.name}}', 'a{{b', '{{identity.entity.aliases.x.metadata.}}'])(
+    'refuses %j when written',
+    (v) => {
+      expect(() => checkTemplates([v], 'allowed_domains')).toThrow(/allowed_domains: (unsupported template|unbalanced)/);
+    },
+  );
 });

@@ -45,12 +45,25 @@ beforeAll(async () => {
   invoker = new LambdaInvoker('us-east-1', fake.endpoint, () => fake.credentials);
   const names = { pki: 'latchkey-test-pki' };
   useRemoteRevokers(svc.deps, names, invoker);
-  sysApp = createSysApp(svc.deps, async () => [], () => remoteOpenApiPaths(names, invoker));
+  sysApp = createSysApp(
+    svc.deps,
+    async () => [],
+    () => remoteOpenApiPaths(names, invoker),
+  );
 });
 afterAll(() => fake.close());
 
 const lease = (thing: string) =>
-  svc.deps.leases.create({ mount: 'pki', engine: 'pki', path: 'issue/web', ttl: 60, maxTtl: 60, renewable: false, revoke: { thing }, owner: '' });
+  svc.deps.leases.create({
+    mount: 'pki',
+    engine: 'pki',
+    path: 'issue/web',
+    ttl: 60,
+    maxTtl: 60,
+    renewable: false,
+    revoke: { thing },
+    owner: '',
+  });
 
 describe('sys reaching engine functions by Lambda Invoke', () => {
   it('revokes a lease through the engine function', async () => {
@@ -58,7 +71,10 @@ describe('sys reaching engine functions by Lambda Invoke', () => {
     const r = await call(sysApp, 'PUT', '/v1/sys/leases/revoke', { token: svc.root, body: { lease_id: l.lease_id } });
     expect(r.status).toBe(204);
     expect(undone).toContain('cert-1');
-    expect(fake.calls.at(-1)).toMatchObject({ functionName: 'latchkey-test-pki', event: { latchkey: 'revoke-lease', lease_id: l.lease_id } });
+    expect(fake.calls.at(-1)).toMatchObject({
+      functionName: 'latchkey-test-pki',
+      event: { latchkey: 'revoke-lease', lease_id: l.lease_id },
+    });
   });
 
   it('keeps the lease and retries when the engine function fails', async () => {
@@ -73,7 +89,16 @@ describe('sys reaching engine functions by Lambda Invoke', () => {
   });
 
   it('the sweeper revokes due leases the same way', async () => {
-    const l = await svc.deps.leases.create({ mount: 'pki', engine: 'pki', path: 'issue/web', ttl: 0, maxTtl: 0, renewable: false, revoke: { thing: 'cert-3' }, owner: '' });
+    const l = await svc.deps.leases.create({
+      mount: 'pki',
+      engine: 'pki',
+      path: 'issue/web',
+      ttl: 0,
+      maxTtl: 0,
+      renewable: false,
+      revoke: { thing: 'cert-3' },
+      owner: '',
+    });
     await sweep(svc.deps, 5000);
     expect(undone).toContain('cert-3');
     await expect(svc.deps.leases.lookup(l.lease_id)).rejects.toThrow('invalid lease');
@@ -87,7 +112,16 @@ describe('sys reaching engine functions by Lambda Invoke', () => {
 
   it('a function that does not exist is a clear failure, not a crash', async () => {
     useRemoteRevokers(svc.deps, { ssh: 'latchkey-test-missing' }, invoker);
-    const l = await svc.deps.leases.create({ mount: 'ssh', engine: 'ssh', path: 'creds/x', ttl: 60, maxTtl: 60, renewable: false, revoke: {}, owner: '' });
+    const l = await svc.deps.leases.create({
+      mount: 'ssh',
+      engine: 'ssh',
+      path: 'creds/x',
+      ttl: 60,
+      maxTtl: 60,
+      renewable: false,
+      revoke: {},
+      owner: '',
+    });
     const r = await call(sysApp, 'PUT', '/v1/sys/leases/revoke', { token: svc.root, body: { lease_id: l.lease_id } });
     expect(r.status).toBe(502);
     expect(r.json!.errors[0]).toMatch(/ResourceNotFoundException|Function not found/);
@@ -97,12 +131,20 @@ describe('sys reaching engine functions by Lambda Invoke', () => {
 describe('the Lambda fake, driven by the official SDK', () => {
   it('invokes with a verified signature and reports function errors as Lambda does', async () => {
     const client = new LambdaClient({ endpoint: fake.endpoint, region: 'us-east-1', credentials: fake.credentials });
-    const ok = await client.send(new InvokeCommand({ FunctionName: 'latchkey-test-pki', Payload: Buffer.from(JSON.stringify({ latchkey: 'openapi' })) }));
+    const ok = await client.send(
+      new InvokeCommand({ FunctionName: 'latchkey-test-pki', Payload: Buffer.from(JSON.stringify({ latchkey: 'openapi' })) }),
+    );
     expect(ok.StatusCode).toBe(200);
     expect(JSON.parse(Buffer.from(ok.Payload!).toString())).toHaveProperty('/pki/things/{name}');
-    const bad = await client.send(new InvokeCommand({ FunctionName: 'latchkey-test-pki', Payload: Buffer.from(JSON.stringify({ latchkey: 'nope' })) }));
+    const bad = await client.send(
+      new InvokeCommand({ FunctionName: 'latchkey-test-pki', Payload: Buffer.from(JSON.stringify({ latchkey: 'nope' })) }),
+    );
     expect(bad.FunctionError).toBe('Unhandled');
-    const wrong = new LambdaClient({ endpoint: fake.endpoint, region: 'us-east-1', credentials: { ...fake.credentials, secretAccessKey: 'x' } });
+    const wrong = new LambdaClient({
+      endpoint: fake.endpoint,
+      region: 'us-east-1',
+      credentials: { ...fake.credentials, secretAccessKey: 'x' },
+    });
     await expect(wrong.send(new InvokeCommand({ FunctionName: 'latchkey-test-pki' }))).rejects.toThrow();
     client.destroy();
     wrong.destroy();

@@ -49,8 +49,14 @@ const admin = (args: string[], credentials = fake.credentials) =>
 describe('npm run admin', () => {
   it('parses the command, the stage and the function', () => {
     expect(parseAdminArgs(['init'], {})).toEqual({ command: 'init', functionName: 'latchkey-dev-sys', region: 'us-east-1' });
-    expect(parseAdminArgs(['generate-root', '--stage', 'prod', '--region', 'eu-west-1'], {})).toMatchObject({ functionName: 'latchkey-prod-sys', region: 'eu-west-1' });
-    expect(parseAdminArgs(['init', '--function', 'my-sys'], { AWS_REGION: 'ap-south-1' })).toMatchObject({ functionName: 'my-sys', region: 'ap-south-1' });
+    expect(parseAdminArgs(['generate-root', '--stage', 'prod', '--region', 'eu-west-1'], {})).toMatchObject({
+      functionName: 'latchkey-prod-sys',
+      region: 'eu-west-1',
+    });
+    expect(parseAdminArgs(['init', '--function', 'my-sys'], { AWS_REGION: 'ap-south-1' })).toMatchObject({
+      functionName: 'my-sys',
+      region: 'ap-south-1',
+    });
     expect(() => parseAdminArgs(['unseal'], {})).toThrow(/usage/);
     expect(() => parseAdminArgs([], {})).toThrow(/usage/);
     expect(() => parseAdminArgs(['init', '--stage', 'a/b'], {})).toThrow(/not a stage name/);
@@ -82,7 +88,10 @@ describe('npm run admin', () => {
     const first = await runAdmin({ command: 'generate-root', functionName: SYS, region: 'us-east-1' }, invoker);
     const second = await runAdmin({ command: 'generate-root', functionName: SYS, region: 'us-east-1' }, invoker);
     expect(second.root_token).not.toBe(first.root_token);
-    const r = await call(app, 'POST', '/v1/auth/token/revoke-accessor', { token: second.root_token, body: { accessor: first.root_token_accessor } });
+    const r = await call(app, 'POST', '/v1/auth/token/revoke-accessor', {
+      token: second.root_token,
+      body: { accessor: first.root_token_accessor },
+    });
     expect(r.status).toBe(204);
     expect((await call(app, 'GET', '/v1/auth/token/lookup-self', { token: first.root_token })).status).toBe(403);
     expect((await call(app, 'GET', '/v1/auth/token/lookup-self', { token: second.root_token })).status).toBe(200);

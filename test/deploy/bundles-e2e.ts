@@ -41,7 +41,11 @@ export function describeBundles(out: () => string): void {
       dynamo = await startEmbeddedDynamo();
       await ensureTable(dynamoClient(dynamo.endpoint), 'latchkey-e2e');
       const route = (name: string) => (e: unknown) => handlers.get(name)!(e, lambdaContext(`latchkey-dev-${name}`));
-      lambda = await startLambdaFake({ 'latchkey-dev-sys': route('sys'), 'latchkey-dev-pki': route('pki'), 'latchkey-dev-catalog': route('catalog') });
+      lambda = await startLambdaFake({
+        'latchkey-dev-sys': route('sys'),
+        'latchkey-dev-pki': route('pki'),
+        'latchkey-dev-catalog': route('catalog'),
+      });
       kms = await startKmsFake(lambda.credentials);
       const key = await kms.createKey();
       Object.assign(process.env, {
@@ -92,12 +96,33 @@ export function describeBundles(out: () => string): void {
       const withRoot = { 'X-Vault-Token': root };
       expect((await http('sys', 'GET', '/v1/sys/health')).status).toBe(200);
       const policy = { path: { 'pki/issue/web': { capabilities: ['update'] } } };
-      expect((await http('sys', 'PUT', '/v1/sys/policy/issuer', { headers: withRoot, body: { policy: JSON.stringify(policy) } })).status).toBe(204);
-      const issuer = (await http('sys', 'POST', '/v1/auth/token/create', { headers: withRoot, body: { policies: ['issuer'], ttl: '1h' } })).json().auth.client_token as string;
+      expect(
+        (await http('sys', 'PUT', '/v1/sys/policy/issuer', { headers: withRoot, body: { policy: JSON.stringify(policy) } })).status,
+      ).toBe(204);
+      const issuer = (
+        await http('sys', 'POST', '/v1/auth/token/create', { headers: withRoot, body: { policies: ['issuer'], ttl: '1h' } })
+      ).json().auth.client_token as string;
 
-      expect((await http('pki', 'POST', '/v1/pki/root/generate/internal', { headers: withRoot, body: { common_name: 'E2E Root', ttl: '87600h' } })).status).toBe(200);
-      expect((await http('pki', 'POST', '/v1/pki/roles/web', { headers: withRoot, body: { allowed_domains: 'example.com', allow_subdomains: true } })).status).toBe(200);
-      const issued = await http('pki', 'POST', '/v1/pki/issue/web', { headers: { 'X-Vault-Token': issuer }, body: { common_name: 'www.example.com', ttl: '1h' } });
+      expect(
+        (
+          await http('pki', 'POST', '/v1/pki/root/generate/internal', {
+            headers: withRoot,
+            body: { common_name: 'E2E Root', ttl: '87600h' },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await http('pki', 'POST', '/v1/pki/roles/web', {
+            headers: withRoot,
+            body: { allowed_domains: 'example.com', allow_subdomains: true },
+          })
+        ).status,
+      ).toBe(200);
+      const issued = await http('pki', 'POST', '/v1/pki/issue/web', {
+        headers: { 'X-Vault-Token': issuer },
+        body: { common_name: 'www.example.com', ttl: '1h' },
+      });
       expect(issued.status).toBe(200);
       expect(issued.json().data.certificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
       expect((await http('pki', 'POST', '/v1/pki/roles/web', { headers: { 'X-Vault-Token': issuer }, body: {} })).status).toBe(403);

@@ -33,7 +33,8 @@ describe('the deployed catalog settings', () => {
 
     const policy = { path: { 'catalog/kv/app/*': { capabilities: ['create', 'update', 'read'] } } };
     await call(svc.app, 'PUT', '/v1/sys/policy/app', { token: svc.root, body: { policy: JSON.stringify(policy) } });
-    const token = (await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies: ['app'] } })).json!.auth.client_token as string;
+    const token = (await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies: ['app'] } })).json!.auth
+      .client_token as string;
     const ok = await call(catalog, 'PUT', '/v1/kv/app/secret', { raw: 's3cret', headers: { 'x-catalog-token': token } });
     expect(ok.text).toBe('true');
     expect(ok.headers.get('x-catalog-default-acl-policy')).toBe('deny');

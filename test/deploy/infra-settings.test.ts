@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 const require = createRequire(import.meta.url);
 const { parseSettings } = require('../../infra/settings.cjs') as { parseSettings: (raw: unknown) => Settings };
 const { buildFunctions } = require('../../infra/functions.cjs') as {
-  buildFunctions: (mounts?: unknown, exists?: unknown, settings?: Settings) => Record<string, { role: string; reservedConcurrency?: number; environment?: Record<string, unknown> }>;
+  buildFunctions: (
+    mounts?: unknown,
+    exists?: unknown,
+    settings?: Settings,
+  ) => Record<string, { role: string; reservedConcurrency?: number; environment?: Record<string, unknown> }>;
 };
 const { statementsFor } = require('../../infra/iam.cjs') as {
   statementsFor: (name: string, arns: unknown, settings: Settings, invoked?: string[]) => { Action: string[]; Resource: unknown[] }[];
@@ -34,7 +38,9 @@ describe('infra/settings.json', () => {
     expect(fns.sweeper!.reservedConcurrency).toBe(1);
     expect(fns.pki!.reservedConcurrency).toBeUndefined();
     expect(fns.sys!.role).toBe('LatchkeySysRole');
-    expect(() => buildFunctions(undefined, undefined, parseSettings({ reserved_concurrency: { nope: 1 } }))).toThrow(/unknown function "nope"/);
+    expect(() => buildFunctions(undefined, undefined, parseSettings({ reserved_concurrency: { nope: 1 } }))).toThrow(
+      /unknown function "nope"/,
+    );
   });
 
   it('grants Sign and GetPublicKey on managed keys to the PKI functions only, and hands them MANAGED_KEYS', () => {

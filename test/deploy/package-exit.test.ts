@@ -15,7 +15,8 @@ let copy: string;
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'latchkey-package-'));
-  for (const p of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'infra', 'functions', 'lib']) cpSync(join(ROOT, p), join(copy, p), { recursive: true });
+  for (const p of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'infra', 'functions', 'lib'])
+    cpSync(join(ROOT, p), join(copy, p), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
@@ -23,11 +24,16 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 /** Runs `npm run package` in the copy; resolves with its exit status, or 'hung' when killed after the limit. */
 function packageIn(dir: string, limitMs: number): Promise<number | 'hung'> {
   return new Promise((done) => {
-    const child = execFile('npm', ['run', '--silent', 'package'], { cwd: dir, maxBuffer: 64 * 1024 * 1024, timeout: limitMs, killSignal: 'SIGKILL' }, (err) => {
-      if (!err) return done(0);
-      const e = err as { killed?: boolean; code?: number | string };
-      done(e.killed ? 'hung' : typeof e.code === 'number' ? e.code : 1);
-    });
+    const child = execFile(
+      'npm',
+      ['run', '--silent', 'package'],
+      { cwd: dir, maxBuffer: 64 * 1024 * 1024, timeout: limitMs, killSignal: 'SIGKILL' },
+      (err) => {
+        if (!err) return done(0);
+        const e = err as { killed?: boolean; code?: number | string };
+        done(e.killed ? 'hung' : typeof e.code === 'number' ? e.code : 1);
+      },
+    );
     child.stdin?.end();
   });
 }

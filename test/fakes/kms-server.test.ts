@@ -47,7 +47,10 @@ function client(over: { secretAccessKey?: string; accessKeyId?: string; region?:
   return new KMSClient({
     endpoint: fake.endpoint,
     region: over.region ?? 'us-east-1',
-    credentials: { accessKeyId: over.accessKeyId ?? fake.credentials.accessKeyId, secretAccessKey: over.secretAccessKey ?? fake.credentials.secretAccessKey },
+    credentials: {
+      accessKeyId: over.accessKeyId ?? fake.credentials.accessKeyId,
+      secretAccessKey: over.secretAccessKey ?? fake.credentials.secretAccessKey,
+    },
     maxAttempts: over.maxAttempts ?? 3,
   });
 }
@@ -86,7 +89,14 @@ describe('keys', () => {
   it('creates keys of every spec, with the metadata KMS reports', async () => {
     for (const [spec, usage] of SPECS) {
       const { KeyMetadata: m } = await kms.send(new DescribeKeyCommand({ KeyId: keyOf(spec, usage) }));
-      expect(m).toMatchObject({ KeySpec: spec, KeyUsage: usage, KeyState: 'Enabled', Enabled: true, AWSAccountId: fake.accountId, KeyManager: 'CUSTOMER' });
+      expect(m).toMatchObject({
+        KeySpec: spec,
+        KeyUsage: usage,
+        KeyState: 'Enabled',
+        Enabled: true,
+        AWSAccountId: fake.accountId,
+        KeyManager: 'CUSTOMER',
+      });
       expect(m?.Arn).toBe(`arn:aws:kms:us-east-1:${fake.accountId}:key/${m?.KeyId}`);
       expect(m?.CreationDate).toBeInstanceOf(Date);
       if (usage === 'SIGN_VERIFY') expect(m?.SigningAlgorithms?.length).toBeGreaterThan(0);
@@ -111,7 +121,9 @@ describe('keys', () => {
   });
 
   it('refuses a key spec with a usage it cannot have', async () => {
-    await expect(kms.send(new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'ENCRYPT_DECRYPT' }))).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(kms.send(new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'ENCRYPT_DECRYPT' }))).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
   });
 
   it('answers NotFoundException for unknown keys in every form', async () => {
@@ -131,36 +143,57 @@ describe('symmetric encryption', () => {
     expect(dk.Plaintext).toHaveLength(32);
     expect(dk.KeyId).toBe(fake.keys.get(sym())?.arn);
     for (const KeyId of [sym(), undefined]) {
-      const out = await kms.send(new DecryptCommand({ CiphertextBlob: dk.CiphertextBlob, EncryptionContext: { scope: 'p1', service: 'latchkey' }, KeyId }));
+      const out = await kms.send(
+        new DecryptCommand({ CiphertextBlob: dk.CiphertextBlob, EncryptionContext: { scope: 'p1', service: 'latchkey' }, KeyId }),
+      );
       expect(Buffer.from(out.Plaintext ?? []).equals(Buffer.from(dk.Plaintext ?? []))).toBe(true);
       expect(out.KeyId).toBe(dk.KeyId);
     }
     const bare = await kms.send(new GenerateDataKeyWithoutPlaintextCommand({ KeyId: sym(), NumberOfBytes: 64 }));
     expect((await kms.send(new DecryptCommand({ CiphertextBlob: bare.CiphertextBlob }))).Plaintext).toHaveLength(64);
-    await expect(kms.send(new GenerateDataKeyCommand({ KeyId: sym(), KeySpec: 'AES_256', NumberOfBytes: 32 }))).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(kms.send(new GenerateDataKeyCommand({ KeyId: sym(), KeySpec: 'AES_256', NumberOfBytes: 32 }))).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
   });
 
   it('refuses another context, a changed blob and another key', async () => {
-    const { CiphertextBlob } = await kms.send(new EncryptCommand({ KeyId: sym(), Plaintext: Buffer.from('secret'), EncryptionContext: ctx }));
+    const { CiphertextBlob } = await kms.send(
+      new EncryptCommand({ KeyId: sym(), Plaintext: Buffer.from('secret'), EncryptionContext: ctx }),
+    );
     const blob = Buffer.from(CiphertextBlob ?? []);
     for (const EncryptionContext of [{ ...ctx, scope: 'p2' }, {}, { ...ctx, extra: 'x' }]) {
-      await expect(kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext }))).rejects.toBeInstanceOf(InvalidCiphertextException);
+      await expect(kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext }))).rejects.toBeInstanceOf(
+        InvalidCiphertextException,
+      );
     }
     const flipped = Buffer.from(blob);
     flipped[flipped.length - 1] = (flipped[flipped.length - 1] ?? 0) ^ 1;
-    await expect(kms.send(new DecryptCommand({ CiphertextBlob: flipped, EncryptionContext: ctx }))).rejects.toBeInstanceOf(InvalidCiphertextException);
-    await expect(kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from('not a blob'), EncryptionContext: ctx }))).rejects.toBeInstanceOf(InvalidCiphertextException);
+    await expect(kms.send(new DecryptCommand({ CiphertextBlob: flipped, EncryptionContext: ctx }))).rejects.toBeInstanceOf(
+      InvalidCiphertextException,
+    );
+    await expect(
+      kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from('not a blob'), EncryptionContext: ctx })),
+    ).rejects.toBeInstanceOf(InvalidCiphertextException);
     const other = await fake.createKey();
-    await expect(kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: ctx, KeyId: other.keyId }))).rejects.toBeInstanceOf(IncorrectKeyException);
+    await expect(kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: ctx, KeyId: other.keyId }))).rejects.toBeInstanceOf(
+      IncorrectKeyException,
+    );
     const out = await kms.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: ctx }));
     expect(Buffer.from(out.Plaintext ?? []).toString()).toBe('secret');
   });
 
   it('re-encrypts under another key and context', async () => {
     const dest = await fake.createKey({ alias: 'alias/reencrypt-dest' });
-    const { CiphertextBlob } = await kms.send(new EncryptCommand({ KeyId: sym(), Plaintext: Buffer.from('moving'), EncryptionContext: ctx }));
+    const { CiphertextBlob } = await kms.send(
+      new EncryptCommand({ KeyId: sym(), Plaintext: Buffer.from('moving'), EncryptionContext: ctx }),
+    );
     const re = await kms.send(
-      new ReEncryptCommand({ CiphertextBlob, SourceEncryptionContext: ctx, DestinationKeyId: 'alias/reencrypt-dest', DestinationEncryptionContext: { to: 'b' } }),
+      new ReEncryptCommand({
+        CiphertextBlob,
+        SourceEncryptionContext: ctx,
+        DestinationKeyId: 'alias/reencrypt-dest',
+        DestinationEncryptionContext: { to: 'b' },
+      }),
     );
     expect(re.KeyId).toBe(dest.arn);
     const out = await kms.send(new DecryptCommand({ CiphertextBlob: re.CiphertextBlob, EncryptionContext: { to: 'b' } }));
@@ -170,7 +203,9 @@ describe('symmetric encryption', () => {
   it('encrypts with RSA OAEP keys, which need KeyId to decrypt', async () => {
     const KeyId = keyOf('RSA_2048', 'ENCRYPT_DECRYPT');
     const enc = await kms.send(new EncryptCommand({ KeyId, Plaintext: Buffer.from('rsa'), EncryptionAlgorithm: 'RSAES_OAEP_SHA_256' }));
-    const out = await kms.send(new DecryptCommand({ KeyId, CiphertextBlob: enc.CiphertextBlob, EncryptionAlgorithm: 'RSAES_OAEP_SHA_256' }));
+    const out = await kms.send(
+      new DecryptCommand({ KeyId, CiphertextBlob: enc.CiphertextBlob, EncryptionAlgorithm: 'RSAES_OAEP_SHA_256' }),
+    );
     expect(Buffer.from(out.Plaintext ?? []).toString()).toBe('rsa');
     await expect(kms.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob }))).rejects.toBeInstanceOf(InvalidCiphertextException);
     await expect(kms.send(new GenerateDataKeyCommand({ KeyId, KeySpec: 'AES_256' }))).rejects.toBeInstanceOf(InvalidKeyUsageException);
@@ -189,10 +224,11 @@ describe('signing', () => {
       expect(pk.SigningAlgorithms?.length).toBe(spec.startsWith('RSA') ? 6 : 1);
       for (const SigningAlgorithm of pk.SigningAlgorithms ?? []) {
         const hash = HASH[SigningAlgorithm.slice(-3)] ?? '';
-        const opts =
-          SigningAlgorithm.startsWith('RSASSA_PSS') ? { key: pub, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(SigningAlgorithm.slice(-3)) / 8 }
-          : SigningAlgorithm.startsWith('RSASSA_PKCS1') ? { key: pub, padding: constants.RSA_PKCS1_PADDING }
-          : { key: pub, dsaEncoding: 'der' as const };
+        const opts = SigningAlgorithm.startsWith('RSASSA_PSS')
+          ? { key: pub, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(SigningAlgorithm.slice(-3)) / 8 }
+          : SigningAlgorithm.startsWith('RSASSA_PKCS1')
+            ? { key: pub, padding: constants.RSA_PKCS1_PADDING }
+            : { key: pub, dsaEncoding: 'der' as const };
         for (const MessageType of ['RAW', 'DIGEST'] as MessageType[]) {
           const Message = MessageType === 'RAW' ? message : createHash(hash).update(message).digest();
           const out = await kms.send(new SignCommand({ KeyId, Message, MessageType, SigningAlgorithm }));
@@ -205,9 +241,9 @@ describe('signing', () => {
             const v = await kms.send(new VerifyCommand({ KeyId, Message: m, MessageType: mode, Signature: sig, SigningAlgorithm }));
             expect(v.SignatureValid).toBe(true);
           }
-          await expect(kms.send(new VerifyCommand({ KeyId, Message: Buffer.from('other'), Signature: sig, SigningAlgorithm }))).rejects.toBeInstanceOf(
-            KMSInvalidSignatureException,
-          );
+          await expect(
+            kms.send(new VerifyCommand({ KeyId, Message: Buffer.from('other'), Signature: sig, SigningAlgorithm })),
+          ).rejects.toBeInstanceOf(KMSInvalidSignatureException);
         }
       }
     });
@@ -236,8 +272,12 @@ describe('aliases', () => {
     const listed = await kms.send(new ListAliasesCommand({ KeyId: target }));
     expect(listed.Aliases?.map((a) => a.AliasName)).toEqual(['alias/signer']);
     expect(fake.keys.get('alias/signer')?.aliases).toEqual(['alias/signer']);
-    await expect(kms.send(new CreateAliasCommand({ AliasName: 'alias/signer', TargetKeyId: target }))).rejects.toBeInstanceOf(AlreadyExistsException);
-    await expect(kms.send(new CreateAliasCommand({ AliasName: 'alias/x', TargetKeyId: 'alias/signer' }))).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(kms.send(new CreateAliasCommand({ AliasName: 'alias/signer', TargetKeyId: target }))).rejects.toBeInstanceOf(
+      AlreadyExistsException,
+    );
+    await expect(kms.send(new CreateAliasCommand({ AliasName: 'alias/x', TargetKeyId: 'alias/signer' }))).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
   });
 });
 
@@ -261,7 +301,10 @@ describe('key state', () => {
 describe('authentication', () => {
   it('refuses a wrong secret key, an unknown access key and another region', async () => {
     const run = (c: KMSClient) => c.send(new DescribeKeyCommand({ KeyId: sym() }));
-    await expect(run(client({ secretAccessKey: 'wrong', maxAttempts: 1 }))).rejects.toMatchObject({ name: 'InvalidSignatureException', $metadata: { httpStatusCode: 400 } });
+    await expect(run(client({ secretAccessKey: 'wrong', maxAttempts: 1 }))).rejects.toMatchObject({
+      name: 'InvalidSignatureException',
+      $metadata: { httpStatusCode: 400 },
+    });
     await expect(run(client({ accessKeyId: 'AKIDOTHER', maxAttempts: 1 }))).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
     await expect(run(client({ region: 'eu-west-1', maxAttempts: 1 }))).rejects.toMatchObject({ name: 'InvalidSignatureException' });
   });
@@ -269,7 +312,11 @@ describe('authentication', () => {
   it('checks hand-made requests: unsigned, signed, and changed after signing', async () => {
     const body = Buffer.from(JSON.stringify({ KeyId: sym() }));
     const url = new URL(fake.endpoint);
-    const headers: Record<string, string> = { host: url.host, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'TrentService.DescribeKey' };
+    const headers: Record<string, string> = {
+      host: url.host,
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': 'TrentService.DescribeKey',
+    };
     const post = async (h: Record<string, string>, b: Buffer) => {
       const res = await fetch(fake.endpoint + '/', { method: 'POST', headers: h, body: b });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -295,7 +342,10 @@ describe('fault injection', () => {
     await kms.send(new DecryptCommand({ CiphertextBlob }));
 
     fake.failNext('*', 'AccessDeniedException', { message: 'no grant' });
-    await expect(kms.send(new DescribeKeyCommand({ KeyId: sym() }))).rejects.toMatchObject({ name: 'AccessDeniedException', message: 'no grant' });
+    await expect(kms.send(new DescribeKeyCommand({ KeyId: sym() }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: 'no grant',
+    });
     expect(fake.calls.at(-1)).toMatchObject({ operation: 'DescribeKey', status: 400, error: 'AccessDeniedException' });
   });
 

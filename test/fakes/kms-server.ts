@@ -162,7 +162,8 @@ export async function startKmsFake(options: KmsFakeOptions = {}): Promise<KmsFak
     const fault = takeFault(name);
     if (fault?.delayMs) await sleep(fault.delayMs);
     try {
-      if (fault?.error) throw new KmsError(fault.error, fault.message ?? `injected ${fault.error}`, fault.status ?? defaultStatus(fault.error));
+      if (fault?.error)
+        throw new KmsError(fault.error, fault.message ?? `injected ${fault.error}`, fault.status ?? defaultStatus(fault.error));
       send(res, 200, await op(store, input));
     } catch (e) {
       const err = e instanceof KmsError ? e : new KmsError('KMSInternalException', 'internal error in the KMS fake');
@@ -195,7 +196,18 @@ export async function startKmsFake(options: KmsFakeOptions = {}): Promise<KmsFak
     }
     const aliases = [...store.aliases.values()].filter((a) => a.targetKeyId === k.keyId).map((a) => a.name);
     const { keyId: id, arn, keySpec, keyUsage, state, description, created, deletionDate, publicKey } = k;
-    return { keyId: id, arn, keySpec, keyUsage, state, description, aliases, created, ...(deletionDate ? { deletionDate } : {}), ...(publicKey ? { publicKey } : {}) };
+    return {
+      keyId: id,
+      arn,
+      keySpec,
+      keyUsage,
+      state,
+      description,
+      aliases,
+      created,
+      ...(deletionDate ? { deletionDate } : {}),
+      ...(publicKey ? { publicKey } : {}),
+    };
   };
 
   return {

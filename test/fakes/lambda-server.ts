@@ -35,10 +35,12 @@ export async function startLambdaFake(functions: Record<string, FakeFunction>, r
     });
     if (!auth.ok) return reply(res, auth.status, { message: auth.message }, { 'x-amzn-errortype': auth.code });
     const m = PATH.exec((req.url ?? '').split('?')[0] ?? '');
-    if (req.method !== 'POST' || !m) return reply(res, 404, { message: 'unknown operation' }, { 'x-amzn-errortype': 'UnknownOperationException' });
+    if (req.method !== 'POST' || !m)
+      return reply(res, 404, { message: 'unknown operation' }, { 'x-amzn-errortype': 'UnknownOperationException' });
     const name = decodeURIComponent(m[1]!);
     const fn = functions[name];
-    if (!fn) return reply(res, 404, { Type: 'User', message: `Function not found: ${name}` }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
+    if (!fn)
+      return reply(res, 404, { Type: 'User', message: `Function not found: ${name}` }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
     const event: unknown = body.length ? JSON.parse(body.toString('utf8')) : null;
     try {
       const out = await fn(event);

@@ -75,10 +75,13 @@ function decode(s: string): string {
 /** Query parameters decoded, in order; `+` stays literal because AWS clients encode spaces as %20. */
 function parseQuery(rawQuery: string): [string, string][] {
   if (!rawQuery) return [];
-  return rawQuery.split('&').filter(Boolean).map((pair) => {
-    const i = pair.indexOf('=');
-    return i < 0 ? [decode(pair), ''] : [decode(pair.slice(0, i)), decode(pair.slice(i + 1))];
-  });
+  return rawQuery
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const i = pair.indexOf('=');
+      return i < 0 ? [decode(pair), ''] : [decode(pair.slice(0, i)), decode(pair.slice(i + 1))];
+    });
 }
 
 function canonicalQuery(params: [string, string][]): string {
@@ -93,7 +96,14 @@ function headerValue(headers: SigV4Request['headers'], name: string): string | u
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() !== name || v === undefined) continue;
     const values = Array.isArray(v) ? v : [v];
-    return values.map((x) => x.replace(/[\r\n]/g, ' ').replace(/[ \t]+/g, ' ').trim()).join(',');
+    return values
+      .map((x) =>
+        x
+          .replace(/[\r\n]/g, ' ')
+          .replace(/[ \t]+/g, ' ')
+          .trim(),
+      )
+      .join(',');
   }
   return undefined;
 }
@@ -103,7 +113,14 @@ export function canonicalRequest(req: SigV4Request, signedHeaders: string[], pay
   const path = q < 0 ? req.url : req.url.slice(0, q);
   const query = q < 0 ? '' : req.url.slice(q + 1);
   const headerLines = signedHeaders.map((h) => `${h}:${headerValue(req.headers, h) ?? ''}\n`).join('');
-  return [req.method, canonicalPath(path || '/', doubleEncodePath), canonicalQuery(parseQuery(query)), headerLines, signedHeaders.join(';'), payloadHash].join('\n');
+  return [
+    req.method,
+    canonicalPath(path || '/', doubleEncodePath),
+    canonicalQuery(parseQuery(query)),
+    headerLines,
+    signedHeaders.join(';'),
+    payloadHash,
+  ].join('\n');
 }
 
 function stringToSign(amzDate: string, scope: string, canonical: string): string {
@@ -112,10 +129,13 @@ function stringToSign(amzDate: string, scope: string, canonical: string): string
 
 function fail(reason: SigV4Failure, message: string): SigV4Result {
   const code =
-    reason === 'missing' ? 'MissingAuthenticationTokenException'
-    : reason === 'malformed' ? 'IncompleteSignatureException'
-    : reason === 'unknown-key' ? 'UnrecognizedClientException'
-    : 'InvalidSignatureException';
+    reason === 'missing'
+      ? 'MissingAuthenticationTokenException'
+      : reason === 'malformed'
+        ? 'IncompleteSignatureException'
+        : reason === 'unknown-key'
+          ? 'UnrecognizedClientException'
+          : 'InvalidSignatureException';
   return { ok: false, reason, code, status: 400, message };
 }
 
@@ -146,7 +166,8 @@ function authParts(req: SigV4Request): AuthParts | SigV4Result {
     const credential = fields.get('Credential');
     const signedHeaders = fields.get('SignedHeaders');
     const signature = fields.get('Signature');
-    if (!credential || !signedHeaders || !signature) return fail('malformed', 'Authorization header lacks Credential, SignedHeaders or Signature');
+    if (!credential || !signedHeaders || !signature)
+      return fail('malformed', 'Authorization header lacks Credential, SignedHeaders or Signature');
     const amzDate = headerValue(req.headers, 'x-amz-date') ?? '';
     return { credential, signedHeaders, signature, amzDate, presigned: false };
   }
@@ -198,7 +219,8 @@ export function verifySigV4(req: SigV4Request, opts: SigV4Options): SigV4Result 
   const now = (opts.now ?? (() => new Date()))().getTime();
   const skew = opts.maxSkewMs ?? 5 * 60_000;
   if (parts.presigned) {
-    if (now > when.getTime() + (parts.expiresSec ?? 0) * 1000 || when.getTime() - now > skew) return fail('expired', 'the presigned request has expired');
+    if (now > when.getTime() + (parts.expiresSec ?? 0) * 1000 || when.getTime() - now > skew)
+      return fail('expired', 'the presigned request has expired');
   } else if (Math.abs(now - when.getTime()) > skew) {
     return fail('expired', 'signature expired: the request time is too far from the server time');
   }
@@ -217,7 +239,9 @@ export function verifySigV4(req: SigV4Request, opts: SigV4Options): SigV4Result 
   const given = Buffer.from(parts.signature, 'hex');
   for (const payloadHash of hashes) {
     const canonical = canonicalRequest(req, signedHeaders, payloadHash, opts.doubleEncodePath ?? true);
-    const expected = createHmac('sha256', key).update(stringToSign(parts.amzDate, scope, canonical)).digest();
+    const expected = createHmac('sha256', key)
+      .update(stringToSign(parts.amzDate, scope, canonical))
+      .digest();
     if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, accessKeyId, signedHeaders };
   }
   return fail('mismatch', 'the request signature does not match the one computed from the secret key');
@@ -242,15 +266,21 @@ export function signSigV4(
   creds: { accessKeyId: string; secretAccessKey: string },
   scope: { region: string; service: string; date?: Date },
 ): void {
-  const amzDate = (scope.date ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const amzDate = (scope.date ?? new Date())
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   const date = amzDate.slice(0, 8);
   req.headers['x-amz-date'] = amzDate;
   const lower = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const signed = Object.keys(lower).filter((h) => h !== 'authorization').sort();
+  const signed = Object.keys(lower)
+    .filter((h) => h !== 'authorization')
+    .sort();
   const canonical = canonicalRequest({ ...req, headers: lower }, signed, sha256Hex(req.body));
   const credScope = `${date}/${scope.region}/${scope.service}/aws4_request`;
   const sig = createHmac('sha256', signingKey(creds.secretAccessKey, date, scope.region, scope.service))
     .update(stringToSign(amzDate, credScope, canonical))
     .digest('hex');
-  req.headers['authorization'] = `${ALGORITHM} Credential=${creds.accessKeyId}/${credScope}, SignedHeaders=${signed.join(';')}, Signature=${sig}`;
+  req.headers['authorization'] =
+    `${ALGORITHM} Credential=${creds.accessKeyId}/${credScope}, SignedHeaders=${signed.join(';')}, Signature=${sig}`;
 }

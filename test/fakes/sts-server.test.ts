@@ -85,7 +85,9 @@ describe('GetCallerIdentity through the official SDK', () => {
   });
 
   it('refuses an unknown access key and an assumed role without its session token', async () => {
-    await expect(callerIdentity({ accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x' })).rejects.toMatchObject({ name: 'InvalidClientTokenId' });
+    await expect(callerIdentity({ accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x' })).rejects.toMatchObject({
+      name: 'InvalidClientTokenId',
+    });
     const { credentials } = fake.addAssumedRole('app-role', 's2');
     const { sessionToken: _, ...withoutToken } = credentials;
     await expect(callerIdentity(withoutToken)).rejects.toMatchObject({ name: 'InvalidClientTokenId' });
@@ -113,7 +115,9 @@ describe('requests signed for sts.amazonaws.com', () => {
     const res = await send(req.method, req.url, req.headers, req.body);
     expect(res.status).toBe(200);
     expect(res.body).toContain('<Arn>arn:aws:iam::123456789012:user/frank</Arn>');
-    expect(fake.calls).toEqual([{ action: 'GetCallerIdentity', host: 'sts.amazonaws.com', accessKeyId: credentials.accessKeyId, status: 200 }]);
+    expect(fake.calls).toEqual([
+      { action: 'GetCallerIdentity', host: 'sts.amazonaws.com', accessKeyId: credentials.accessKeyId, status: 200 },
+    ]);
   });
 
   it('refuses it when a signed header or the body is changed', async () => {
@@ -145,7 +149,12 @@ describe('requests signed for sts.amazonaws.com', () => {
     const res = await send(req.method, req.url, req.headers, req.body);
     expect(res.status).toBe(400);
     expect(res.body).toContain('<Code>InvalidAction</Code>');
-    const unsigned = await send('POST', '/', { host: 'sts.amazonaws.com', 'content-type': 'application/x-www-form-urlencoded' }, Buffer.from(FORM));
+    const unsigned = await send(
+      'POST',
+      '/',
+      { host: 'sts.amazonaws.com', 'content-type': 'application/x-www-form-urlencoded' },
+      Buffer.from(FORM),
+    );
     expect(unsigned.status).toBe(403);
     expect(unsigned.body).toContain('<Code>MissingAuthenticationToken</Code>');
   });

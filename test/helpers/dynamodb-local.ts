@@ -126,9 +126,7 @@ async function startOnce(port: number, timeoutMs: number): Promise<DynamoDbLocal
       if (spawnError) throw new Error(`could not start DynamoDB Local: ${spawnError.message}`, { cause: spawnError });
       if (exited) {
         if (/address already in use|BindException/i.test(output)) throw new PortInUse(`port ${port} is taken`);
-        throw new Error(
-          `DynamoDB Local exited during startup (code ${exited.code}, signal ${exited.signal}):\n${output.trim()}`,
-        );
+        throw new Error(`DynamoDB Local exited during startup (code ${exited.code}, signal ${exited.signal}):\n${output.trim()}`);
       }
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(2_000) });

@@ -31,7 +31,15 @@ export interface GoCrlAnswer {
 }
 
 /** Go's x509.KeyUsage bits. */
-export const GO_KEY_USAGE = { digitalSignature: 1, contentCommitment: 2, keyEncipherment: 4, dataEncipherment: 8, keyAgreement: 16, certSign: 32, crlSign: 64 };
+export const GO_KEY_USAGE = {
+  digitalSignature: 1,
+  contentCommitment: 2,
+  keyEncipherment: 4,
+  dataEncipherment: 8,
+  keyAgreement: 16,
+  certSign: 32,
+  crlSign: 64,
+};
 
 const SOURCE = join(import.meta.dirname, 'go-x509.go');
 
@@ -45,8 +53,15 @@ export function goCheckerBinary(): string {
   const work = mkdtempSync(join(dir, 'build-'));
   try {
     const env = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, GOCACHE: join(work, 'cache'), GOPATH: join(work, 'gopath'),
-      GOTOOLCHAIN: 'local', GOPROXY: 'off', GOFLAGS: '', GO111MODULE: 'off', CGO_ENABLED: '0',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: work,
+      GOCACHE: join(work, 'cache'),
+      GOPATH: join(work, 'gopath'),
+      GOTOOLCHAIN: 'local',
+      GOPROXY: 'off',
+      GOFLAGS: '',
+      GO111MODULE: 'off',
+      CGO_ENABLED: '0',
     };
     execFileSync('go', ['build', '-o', join(work, 'go-x509'), SOURCE], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
     renameSync(join(work, 'go-x509'), bin);

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { serve } from '../../lib/local/serve';
 import type { TestService } from './service';
 
-export async function runHvac(svc: TestService, script: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function runHvac(svc: TestService, script: string): Promise<Record<string, any>> {
   // The local server's front accepts the LIST method hvac sends.
   const server = await serve(svc.app.fetch, { port: 0 });
   try {

@@ -27,12 +27,22 @@ export function openssl(args: string[], input?: string): { ok: boolean; out: str
 /** `openssl verify -x509_strict` of `leaf` against a root (and untrusted intermediates). */
 export function verifyChain(leaf: string, root: string, intermediates: string[] = [], crls: string[] = []): { ok: boolean; out: string } {
   return withFiles({ 'leaf.pem': leaf, 'root.pem': root, 'int.pem': intermediates.join('\n') || root, 'crl.pem': crls.join('\n') }, (p) =>
-    openssl(['verify', '-x509_strict', '-CAfile', p('root.pem'), ...(intermediates.length ? ['-untrusted', p('int.pem')] : []), ...(crls.length ? ['-crl_check', '-CRLfile', p('crl.pem')] : []), p('leaf.pem')]),
+    openssl([
+      'verify',
+      '-x509_strict',
+      '-CAfile',
+      p('root.pem'),
+      ...(intermediates.length ? ['-untrusted', p('int.pem')] : []),
+      ...(crls.length ? ['-crl_check', '-CRLfile', p('crl.pem')] : []),
+      p('leaf.pem'),
+    ]),
   );
 }
 
 export function verifyCrl(crlPem: string, caPem: string): { ok: boolean; out: string } {
-  return withFiles({ 'crl.pem': crlPem, 'ca.pem': caPem }, (p) => openssl(['crl', '-in', p('crl.pem'), '-CAfile', p('ca.pem'), '-verify', '-noout', '-text']));
+  return withFiles({ 'crl.pem': crlPem, 'ca.pem': caPem }, (p) =>
+    openssl(['crl', '-in', p('crl.pem'), '-CAfile', p('ca.pem'), '-verify', '-noout', '-text']),
+  );
 }
 
 /** A key and CSR made by openssl: `keyArgs` e.g. ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']. */

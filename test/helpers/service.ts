@@ -33,7 +33,11 @@ export async function createTestService(options: TestServiceOptions = {}): Promi
   const { store, client, table } = await createTestStore();
   const deps = createDeps({
     // Audit devices as the test process names them (vitest.config.ts: none), not the stdout default.
-    env: { ...readEnvironment({}), tableName: table, audit: { devices: parseAuditDevices(process.env.AUDIT_DEVICES ?? 'none'), logRaw: process.env.AUDIT_LOG_RAW === 'true' } },
+    env: {
+      ...readEnvironment({}),
+      tableName: table,
+      audit: { devices: parseAuditDevices(process.env.AUDIT_DEVICES ?? 'none'), logRaw: process.env.AUDIT_LOG_RAW === 'true' },
+    },
     store,
     wrapper: new LocalKeyWrapper(randomBytes(32)),
     ...(options.now ? { now: options.now } : {}),

@@ -20,7 +20,9 @@ let n = 0;
 /** A fresh key pair from ssh-keygen (OpenSSH format, no passphrase). */
 export function keygen(dir: string, type: 'rsa' | 'ecdsa' | 'ed25519' | 'dsa', bits?: number): KeyFiles {
   const priv = join(dir, `key${n++}-${type}`);
-  execFileSync('ssh-keygen', ['-q', '-t', type, ...(bits ? ['-b', String(bits)] : []), '-N', '', '-C', 'test', '-f', priv], { stdio: 'pipe' });
+  execFileSync('ssh-keygen', ['-q', '-t', type, ...(bits ? ['-b', String(bits)] : []), '-N', '', '-C', 'test', '-f', priv], {
+    stdio: 'pipe',
+  });
   return { dir, priv, pub: `${priv}.pub`, pubText: readFileSync(`${priv}.pub`, 'utf8'), privText: readFileSync(priv, 'utf8') };
 }
 

@@ -72,9 +72,18 @@ export async function startSshd(o: SshdOptions = {}): Promise<Sshd> {
   const hostKey = o.hostKey ?? keygen(dir, 'ed25519');
   const port = await freePort();
   const lines = [
-    `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${hostKey.priv}`, `PidFile ${join(dir, 'sshd.pid')}`,
-    'UsePAM no', 'StrictModes no', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'PubkeyAuthentication yes',
-    `AuthorizedKeysFile ${keysDir}/%u .ssh/authorized_keys`, 'PermitRootLogin prohibit-password', 'LogLevel VERBOSE',
+    `Port ${port}`,
+    'ListenAddress 127.0.0.1',
+    `HostKey ${hostKey.priv}`,
+    `PidFile ${join(dir, 'sshd.pid')}`,
+    'UsePAM no',
+    'StrictModes no',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'PubkeyAuthentication yes',
+    `AuthorizedKeysFile ${keysDir}/%u .ssh/authorized_keys`,
+    'PermitRootLogin prohibit-password',
+    'LogLevel VERBOSE',
     ...(o.trustedUserCa ? [`TrustedUserCAKeys ${o.trustedUserCa}`] : []),
     ...(o.hostCertificate ? [`HostCertificate ${o.hostCertificate}`] : []),
   ];
@@ -114,13 +123,25 @@ export interface LoginOptions {
 /** `ssh ... true`: resolves with the exit code and stderr (never throws). */
 export function sshLogin(o: LoginOptions): Promise<{ code: number; stderr: string; stdout: string }> {
   const args = [
-    '-F', '/dev/null', '-p', String(o.port), '-i', o.key, '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'ConnectTimeout=10',
+    '-F',
+    '/dev/null',
+    '-p',
+    String(o.port),
+    '-i',
+    o.key,
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'ConnectTimeout=10',
     ...(o.cert ? ['-o', `CertificateFile=${o.cert}`] : []),
     ...(o.knownHosts
       ? ['-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${o.knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null']
       : ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null']),
     ...(o.hostAlias ? ['-o', `HostKeyAlias=${o.hostAlias}`] : []),
-    `${o.user}@127.0.0.1`, 'echo logged-in-as-$(id -un)',
+    `${o.user}@127.0.0.1`,
+    'echo logged-in-as-$(id -un)',
   ];
   return new Promise((resolve) => {
     const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -36,7 +36,8 @@ const paths = [
     operations: {
       read: async (req): Promise<Result> => {
         const kind = req.data.kind;
-        if (kind === 'raw') return { raw: { body: 'plain', contentType: 'text/plain' }, headers: { ...tagged, 'Content-Type': 'text/evil' } };
+        if (kind === 'raw')
+          return { raw: { body: 'plain', contentType: 'text/plain' }, headers: { ...tagged, 'Content-Type': 'text/evil' } };
         if (kind === 'empty') return { headers: tagged };
         return { data: { kind }, headers: { ...tagged, 'X-Request-Id': 'forged' } };
       },
@@ -84,7 +85,7 @@ describe('a raw-body path', () => {
 });
 
 describe('response headers', () => {
-  it('ride on an envelope answer; the request id stays the edge\'s', async () => {
+  it("ride on an envelope answer; the request id stays the edge's", async () => {
     const r = await call(edge, 'GET', '/v1/edge/answer/envelope', { token: svc.root });
     expect(r.status).toBe(200);
     expect(r.headers.get('replay-nonce')).toBe('n-1');
@@ -132,8 +133,14 @@ describe('HEAD', () => {
 
   it('is authorised as a read: 403 without a token or without read, 200 with', async () => {
     expect((await call(svc.app, 'HEAD', '/v1/pki/roles/web')).status).toBe(403);
-    await call(svc.app, 'PUT', '/v1/sys/policy/edge-list', { token: svc.root, body: { policy: 'path "pki/roles/*" { capabilities = ["list"] }' } });
-    await call(svc.app, 'PUT', '/v1/sys/policy/edge-read', { token: svc.root, body: { policy: 'path "pki/roles/*" { capabilities = ["read"] }' } });
+    await call(svc.app, 'PUT', '/v1/sys/policy/edge-list', {
+      token: svc.root,
+      body: { policy: 'path "pki/roles/*" { capabilities = ["list"] }' },
+    });
+    await call(svc.app, 'PUT', '/v1/sys/policy/edge-read', {
+      token: svc.root,
+      body: { policy: 'path "pki/roles/*" { capabilities = ["read"] }' },
+    });
     expect((await call(svc.app, 'HEAD', '/v1/pki/roles/web', { token: await tokenWith(svc, ['edge-list']) })).status).toBe(403);
     const r = await call(svc.app, 'HEAD', '/v1/pki/roles/web', { token: await tokenWith(svc, ['edge-read']) });
     expect(r.status).toBe(200);

@@ -33,7 +33,9 @@ describe('the OpenAPI document', () => {
 
   it('declares the token headers as security schemes; unauthenticated operations need none', () => {
     expect(doc.components.securitySchemes.SvcToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Svc-Token' }));
-    expect(doc.components.securitySchemes.VaultToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Vault-Token' }));
+    expect(doc.components.securitySchemes.VaultToken).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Vault-Token' }),
+    );
     expect(doc.security).toEqual([{ SvcToken: [] }, { VaultToken: [] }]);
     expect(doc.paths['/sys/health'].get.security).toEqual([]);
     expect(doc.paths['/pki/ca/pem'].get.security).toEqual([]);
@@ -54,7 +56,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('answers errors as {"errors": [...]} with 400/403/404/405, and 413 where a body is taken', () => {
-    expect(doc.components.schemas.Errors).toMatchObject({ properties: { errors: { type: 'array', items: { type: 'string' } } }, required: ['errors'] });
+    expect(doc.components.schemas.Errors).toMatchObject({
+      properties: { errors: { type: 'array', items: { type: 'string' } } },
+      required: ['errors'],
+    });
     const post = doc.paths['/pki/issue/{name}'].post.responses;
     for (const code of ['400', '403', '404', '405', '413']) expect(post[code]).toEqual({ $ref: `#/components/responses/Error${code}` });
     expect(doc.components.responses.Error400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Errors' });
@@ -64,7 +69,10 @@ describe('the OpenAPI document', () => {
   it('gives the PKI raw paths their content types', () => {
     expect(Object.keys(doc.paths['/pki/ca/pem'].get.responses['200'].content)).toEqual(['application/pem-certificate-chain']);
     expect(doc.paths['/pki/ca'].get.responses['200'].content['application/pkix-cert'].schema).toEqual({ type: 'string', format: 'binary' });
-    expect(Object.keys(doc.paths['/pki/cert/{serial}/raw'].get.responses['200'].content)).toEqual(['application/pkix-cert', 'application/pkix-crl']);
+    expect(Object.keys(doc.paths['/pki/cert/{serial}/raw'].get.responses['200'].content)).toEqual([
+      'application/pkix-cert',
+      'application/pkix-crl',
+    ]);
     expect(Object.keys(doc.paths['/pki/crl/pem'].get.responses['200'].content)).toEqual(['application/x-pem-file']);
   });
 

@@ -85,8 +85,12 @@ describe('KmsKeyWrapper', () => {
     expect((await wrapper.unwrap(dk.wrapped, ctx)).equals(dk.plaintext)).toBe(true);
 
     const asym = await fake.createKey({ keySpec: 'ECC_NIST_P256', keyUsage: 'SIGN_VERIFY' });
-    expect((await failure(new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: asym.keyId }).generateDataKey(ctx))).errorName).toBe('InvalidKeyUsageException');
-    expect((await failure(new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: 'alias/missing' }).generateDataKey(ctx))).errorName).toBe('NotFoundException');
+    expect((await failure(new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: asym.keyId }).generateDataKey(ctx))).errorName).toBe(
+      'InvalidKeyUsageException',
+    );
+    expect((await failure(new KmsKeyWrapper({ api: sdkKmsApi(client), keyId: 'alias/missing' }).generateDataKey(ctx))).errorName).toBe(
+      'NotFoundException',
+    );
   });
 
   it('names network failures too', async () => {
@@ -121,7 +125,9 @@ describe('Sealer over KMS', () => {
     const sealed = await sealer.seal('value', 'p1', 'secret/app/a');
     await expect(sealer.open(sealed, 'secret/app/b')).rejects.toThrow();
     // The scope is the KMS encryption context, so a changed scope fails at KMS itself.
-    await expect(new Sealer(wrapper).open({ ...sealed, s: 'p9' }, 'secret/app/a')).rejects.toThrow(/KMS Decrypt failed: InvalidCiphertextException/);
+    await expect(new Sealer(wrapper).open({ ...sealed, s: 'p9' }, 'secret/app/a')).rejects.toThrow(
+      /KMS Decrypt failed: InvalidCiphertextException/,
+    );
   });
 
   it('keeps no plaintext in the sealed JSON', async () => {

@@ -37,7 +37,9 @@ describe('functions/catalog.ts handler', () => {
   });
 
   it('registers and lists a service, with the catalog headers', async () => {
-    const reg = await invoke('PUT', '/v1/catalog/register', { body: { Node: 'l1', Address: '10.7.0.1', Service: { Service: 'lam', Port: 9 } } });
+    const reg = await invoke('PUT', '/v1/catalog/register', {
+      body: { Node: 'l1', Address: '10.7.0.1', Service: { Service: 'lam', Port: 9 } },
+    });
     expect(bodyOf(reg).toString()).toBe('true');
     const list = await invoke('GET', '/v1/catalog/services');
     expect(JSON.parse(bodyOf(list).toString())).toEqual({ lam: [] });
@@ -49,9 +51,11 @@ describe('functions/catalog.ts handler', () => {
     expect((await invoke('PUT', '/v1/kv/lambda/big', { body: new Uint8Array(512 * 1024 + 1) })).statusCode).toBe(413);
   });
 
-  it('answers sys\'s internal openapi invocation with the catalog paths', async () => {
+  it("answers sys's internal openapi invocation with the catalog paths", async () => {
     const paths = (await handler({ latchkey: 'openapi' }, lambdaContext())) as Record<string, Record<string, unknown>>;
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/kv/{key}', '/catalog/register', '/catalog/service/{name}', '/agent/members']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining(['/kv/{key}', '/catalog/register', '/catalog/service/{name}', '/agent/members']),
+    );
     expect(paths['/kv/{key}']).toHaveProperty('delete');
   });
 });

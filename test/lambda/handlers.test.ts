@@ -62,7 +62,10 @@ describe('functions/sys.ts handler', () => {
   });
 
   it('initializes once through the internal init invoke (IAM), answering the root token and its accessor', async () => {
-    const out = (await sys({ latchkey: 'init' } as never, lambdaContext())) as unknown as { root_token: string; root_token_accessor: string };
+    const out = (await sys({ latchkey: 'init' } as never, lambdaContext())) as unknown as {
+      root_token: string;
+      root_token_accessor: string;
+    };
     expect(out.root_token).toMatch(/\S{20,}/);
     expect(out.root_token_accessor).toMatch(/\S{10,}/);
     rootToken = out.root_token;
@@ -110,7 +113,11 @@ describe('functions/sys.ts handler', () => {
 
   it('reads a base64-encoded body (isBase64Encoded: true)', async () => {
     const policy = { path: { 'secret/*': { capabilities: ['read', 'list'] } } };
-    const event = httpEvent('PUT', '/v1/sys/policy/readers', { headers: withRoot(), body: { policy: JSON.stringify(policy) }, base64: true });
+    const event = httpEvent('PUT', '/v1/sys/policy/readers', {
+      headers: withRoot(),
+      body: { policy: JSON.stringify(policy) },
+      base64: true,
+    });
     expect(event.isBase64Encoded).toBe(true);
     expect(event.body).not.toContain('{');
     const res = (await sys(asLambdaEvent(event), lambdaContext())) as APIGatewayProxyResult;
@@ -150,7 +157,10 @@ describe('functions/sys.ts handler', () => {
   });
 
   it('makes a new root token through the internal generate-root invoke; the first one can then be revoked by accessor', async () => {
-    const out = (await sys({ latchkey: 'generate-root' } as never, lambdaContext())) as unknown as { root_token: string; root_token_accessor: string };
+    const out = (await sys({ latchkey: 'generate-root' } as never, lambdaContext())) as unknown as {
+      root_token: string;
+      root_token_accessor: string;
+    };
     expect(out.root_token).not.toBe(rootToken);
     const first = rootToken;
     rootToken = out.root_token;

@@ -62,10 +62,19 @@ function expectedRoutes(): Map<string, string> {
     ['ANY /v1/auth/{proxy+}', 'sys'],
   ]);
   for (const m of MOUNTS) if (hasSource(m.type)) routes.set(`ANY /v1/${m.path}/{proxy+}`, m.type);
-  if (hasSource('catalog')) for (const p of ['kv', 'catalog', 'agent', 'health', 'status', 'session', 'event']) routes.set(`ANY /v1/${p}/{proxy+}`, 'catalog');
+  if (hasSource('catalog'))
+    for (const p of ['kv', 'catalog', 'agent', 'health', 'status', 'session', 'event']) routes.set(`ANY /v1/${p}/{proxy+}`, 'catalog');
   return routes;
 }
-const expectedFunctions = () => [...new Set([...expectedRoutes().values(), 'sweeper', ...(hasSource('pki-tidy') ? ['pki-tidy'] : []), ...(hasSource('cloud-a-rotate') ? ['cloud-a-rotate'] : [])])].sort();
+const expectedFunctions = () =>
+  [
+    ...new Set([
+      ...expectedRoutes().values(),
+      'sweeper',
+      ...(hasSource('pki-tidy') ? ['pki-tidy'] : []),
+      ...(hasSource('cloud-a-rotate') ? ['cloud-a-rotate'] : []),
+    ]),
+  ].sort();
 
 /** serverless' logical ids: "sys" -> "Sys", "cloud-a" -> "CloudDasha". */
 const logicalName = (fn: string) => fn.charAt(0).toUpperCase() + fn.slice(1).replace(/-/g, 'Dash');
@@ -120,7 +129,12 @@ describe('the functions', () => {
     const [keyId] = one('AWS::KMS::Key');
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const name = functionOfLogicalId(id)!;
-      const p = fn.Properties as { Runtime: string; Architectures: string[]; Handler: string; Environment: { Variables: Record<string, unknown> } };
+      const p = fn.Properties as {
+        Runtime: string;
+        Architectures: string[];
+        Handler: string;
+        Environment: { Variables: Record<string, unknown> };
+      };
       expect(p.Runtime, id).toBe('nodejs22.x');
       expect(p.Architectures, id).toEqual(['arm64']);
       expect(p.Handler, id).toBe(`functions/${name}.handler`);
@@ -128,7 +142,8 @@ describe('the functions', () => {
       expect(env.TABLE_NAME).toEqual({ Ref: tableId });
       expect(env.KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
       expect(env.LOG_LEVEL).toBe('info');
-      for (const local of ['DYNAMODB_ENDPOINT', 'LOCAL_KEY_FILE', 'KMS_ENDPOINT', 'DATA_DIR', 'LAMBDA_ENDPOINT']) expect(env).not.toHaveProperty(local);
+      for (const local of ['DYNAMODB_ENDPOINT', 'LOCAL_KEY_FILE', 'KMS_ENDPOINT', 'DATA_DIR', 'LAMBDA_ENDPOINT'])
+        expect(env).not.toHaveProperty(local);
       // sys and the sweeper know the engine functions they invoke, by deployed name.
       if (name === 'sys' || name === 'sweeper') {
         const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy' && f !== 'cloud-a-rotate');
@@ -157,7 +172,10 @@ describe('the functions', () => {
 describe('the HTTP API', () => {
   it('routes every mount whose engine function exists, and sys/auth, to that function', () => {
     const integrations = new Map(
-      ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => [id, (r.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]]),
+      ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => [
+        id,
+        (r.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+      ]),
     );
     const routes = new Map<string, string>();
     for (const [, r] of ofType('AWS::ApiGatewayV2::Route')) {
@@ -179,7 +197,9 @@ describe('the HTTP API', () => {
 
 describe('the sweeper schedule', () => {
   it('invokes the sweeper every minute', () => {
-    const [ruleId, rule] = ofType('AWS::Events::Rule').find(([, r]) => JSON.stringify(r.Properties.Targets).includes('SweeperLambdaFunction'))!;
+    const [ruleId, rule] = ofType('AWS::Events::Rule').find(([, r]) =>
+      JSON.stringify(r.Properties.Targets).includes('SweeperLambdaFunction'),
+    )!;
     expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
     expect(rule.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': ['SweeperLambdaFunction', 'Arn'] } })]);
     const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'events.amazonaws.com');
@@ -188,7 +208,20 @@ describe('the sweeper schedule', () => {
 });
 
 /** The AWS calls a bundle can make: the operation names its clients send, and Lambda Invoke. */
-const DYNAMO_OPERATIONS = ['BatchGetItem', 'BatchWriteItem', 'CreateTable', 'DeleteItem', 'DescribeTable', 'GetItem', 'PutItem', 'Query', 'Scan', 'TransactGetItems', 'TransactWriteItems', 'UpdateItem'];
+const DYNAMO_OPERATIONS = [
+  'BatchGetItem',
+  'BatchWriteItem',
+  'CreateTable',
+  'DeleteItem',
+  'DescribeTable',
+  'GetItem',
+  'PutItem',
+  'Query',
+  'Scan',
+  'TransactGetItems',
+  'TransactWriteItems',
+  'UpdateItem',
+];
 const KMS_OPERATIONS = ['Decrypt', 'DescribeKey', 'Encrypt', 'GenerateDataKey', 'GetPublicKey', 'ReEncrypt', 'Sign', 'Verify'];
 function callsOf(bundle: string): string[] {
   const quoted = (op: string) => bundle.includes(`"${op}"`) || bundle.includes(`'${op}'`);
@@ -206,16 +239,25 @@ function callsOf(bundle: string): string[] {
  * key) for every function that serves HTTP.
  */
 const OWN_SCOPES: Record<string, string[]> = {
-  sys: ['sys', 'wrapped', 'audit'], sweeper: ['sys'], catalog: ['catalog', 'audit'], pki: ['pki/*', 'wrapped', 'audit'], 'pki-tidy': ['pki/*'],
-  ssh: ['ssh/*', 'wrapped', 'audit'], 'cloud-a': ['cloud-a/*', 'wrapped', 'audit'], 'cloud-a-rotate': ['cloud-a/*'], 'cloud-b': ['cloud-b/*', 'wrapped', 'audit'],
+  sys: ['sys', 'wrapped', 'audit'],
+  sweeper: ['sys'],
+  catalog: ['catalog', 'audit'],
+  pki: ['pki/*', 'wrapped', 'audit'],
+  'pki-tidy': ['pki/*'],
+  ssh: ['ssh/*', 'wrapped', 'audit'],
+  'cloud-a': ['cloud-a/*', 'wrapped', 'audit'],
+  'cloud-a-rotate': ['cloud-a/*'],
+  'cloud-b': ['cloud-b/*', 'wrapped', 'audit'],
 };
 const SCHEDULED = ['sweeper', 'pki-tidy', 'cloud-a-rotate'];
-const list = <T,>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
+const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
 
 describe('the IAM roles', () => {
   const roleOf = (fnId: string) => (resources[fnId]!.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   const statementsOf = (roleId: string) =>
-    (resources[roleId]!.Properties.Policies as { PolicyDocument: { Statement: (Statement & { Condition?: unknown })[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+    (resources[roleId]!.Properties.Policies as { PolicyDocument: { Statement: (Statement & { Condition?: unknown })[] } }[]).flatMap(
+      (p) => p.PolicyDocument.Statement,
+    );
 
   it('are one per function, trusted by Lambda only, no managed policies, no shared role', () => {
     const fns = ofType('AWS::Lambda::Function');
@@ -227,7 +269,10 @@ describe('the IAM roles', () => {
       const p = resources[role]!.Properties;
       expect(p).not.toHaveProperty('ManagedPolicyArns');
       expect(JSON.stringify(p.AssumeRolePolicyDocument)).toBe(
-        JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] }),
+        JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+        }),
       );
     }
   });
@@ -256,15 +301,36 @@ describe('the IAM roles', () => {
       expect(on('dynamodb:GetItem').map((s) => s.Resource)).toEqual([[tableArn, { 'Fn::Join': ['/', [tableArn, 'index', '*']] }]]);
       const sealing = on('kms:GenerateDataKey');
       expect(sealing.map((s) => [s.Resource, s.Condition])).toEqual([
-        [[keyArn], { StringEquals: { 'kms:EncryptionContext:service': 'latchkey' }, StringLike: { 'kms:EncryptionContext:scope': OWN_SCOPES[name] } }],
+        [
+          [keyArn],
+          {
+            StringEquals: { 'kms:EncryptionContext:service': 'latchkey' },
+            StringLike: { 'kms:EncryptionContext:scope': OWN_SCOPES[name] },
+          },
+        ],
       ]);
       // Functions that check tokens open the token HMAC key (scope sys), and only open it.
-      const opens = on('kms:Decrypt').flatMap((s) => list((s.Condition as { StringLike: Record<string, string[]> }).StringLike['kms:EncryptionContext:scope']!));
-      expect(opens.sort(), name).toEqual([...new Set([...OWN_SCOPES[name]!, ...(SCHEDULED.includes(name) || name === 'sys' ? [] : ['sys'])])].sort());
+      const opens = on('kms:Decrypt').flatMap((s) =>
+        list((s.Condition as { StringLike: Record<string, string[]> }).StringLike['kms:EncryptionContext:scope']!),
+      );
+      expect(opens.sort(), name).toEqual(
+        [...new Set([...OWN_SCOPES[name]!, ...(SCHEDULED.includes(name) || name === 'sys' ? [] : ['sys'])])].sort(),
+      );
       const invoke = on('lambda:InvokeFunction');
       if (name === 'sys' || name === 'sweeper') {
-        expect(invoke.flatMap((s) => list(s.Resource)).map((r) => JSON.stringify(r)).sort()).toEqual(
-          invoked.map((f) => JSON.stringify({ 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${f}` })).sort(),
+        expect(
+          invoke
+            .flatMap((s) => list(s.Resource))
+            .map((r) => JSON.stringify(r))
+            .sort(),
+        ).toEqual(
+          invoked
+            .map((f) =>
+              JSON.stringify({
+                'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${AWS::StackName}-${f}`,
+              }),
+            )
+            .sort(),
         );
       } else expect(invoke).toEqual([]);
       // The function's own log group, nothing else.

@@ -8,8 +8,13 @@ import { openssl, withFiles } from '../helpers/openssl';
 describe('SubjectPublicKeyInfo import', () => {
   it('imports every key shape the service uses to the same key, in canonical DER', () => {
     for (const [type, options] of [
-      ['ec', { namedCurve: 'P-256' }], ['ec', { namedCurve: 'P-384' }], ['ec', { namedCurve: 'P-521' }], ['ec', { namedCurve: 'P-224' }],
-      ['rsa', { modulusLength: 2048 }], ['rsa', { modulusLength: 3072, publicExponent: 3 }], ['ed25519', {}],
+      ['ec', { namedCurve: 'P-256' }],
+      ['ec', { namedCurve: 'P-384' }],
+      ['ec', { namedCurve: 'P-521' }],
+      ['ec', { namedCurve: 'P-224' }],
+      ['rsa', { modulusLength: 2048 }],
+      ['rsa', { modulusLength: 3072, publicExponent: 3 }],
+      ['ed25519', {}],
     ] as const) {
       const pub = generateKeyPairSync(type as 'ec', options as { namedCurve: string }).publicKey;
       const spki = pub.export({ format: 'der', type: 'spki' });

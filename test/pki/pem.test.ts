@@ -27,7 +27,10 @@ describe('pemBlocks and onePem', () => {
   const k = toPem('EC PRIVATE KEY', Buffer.from('key'));
   it('finds every block of a bundle, with text and CRLF line ends around them', () => {
     const bundle = `subject=CN x\r\n${a.replace(/\n/g, '\r\n')}\r\n\r\n${k}\ntrailing`;
-    expect(pemBlocks(bundle).map((b) => [b.label, b.der.toString()])).toEqual([['CERTIFICATE', 'first'], ['EC PRIVATE KEY', 'key']]);
+    expect(pemBlocks(bundle).map((b) => [b.label, b.der.toString()])).toEqual([
+      ['CERTIFICATE', 'first'],
+      ['EC PRIVATE KEY', 'key'],
+    ]);
     expect(onePem(bundle, ['EC PRIVATE KEY', 'PRIVATE KEY'], 'private key').toString()).toBe('key');
   });
   it.each([

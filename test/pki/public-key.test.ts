@@ -16,7 +16,12 @@ describe('issued keys', () => {
       expect(issued.type).toBe(k.asymmetricKeyType);
       expect(issued.spki.equals(createPublicKey(k).export({ format: 'der', type: 'spki' }))).toBe(true);
       expect(issued.privateDer(true).der.equals(k.export({ format: 'der', type: 'pkcs8' }))).toBe(true);
-      const native = k.asymmetricKeyType === 'ec' ? k.export({ format: 'der', type: 'sec1' }) : k.asymmetricKeyType === 'rsa' ? k.export({ format: 'der', type: 'pkcs1' }) : k.export({ format: 'der', type: 'pkcs8' });
+      const native =
+        k.asymmetricKeyType === 'ec'
+          ? k.export({ format: 'der', type: 'sec1' })
+          : k.asymmetricKeyType === 'rsa'
+            ? k.export({ format: 'der', type: 'pkcs1' })
+            : k.export({ format: 'der', type: 'pkcs8' });
       expect(issued.privateDer(false).der.equals(native)).toBe(true);
     }
   });
@@ -28,7 +33,9 @@ describe('issued keys', () => {
         expect(sec1.label).toBe('EC PRIVATE KEY');
         // OpenSSL reads each encoding back to the same key and writes the same bytes.
         const k = createPrivateKey({ key: sec1.der, format: 'der', type: 'sec1' });
-        expect(k.asymmetricKeyDetails?.namedCurve).toBe({ 224: 'secp224r1', 256: 'prime256v1', 384: 'secp384r1', 521: 'secp521r1' }[bitsOf]);
+        expect(k.asymmetricKeyDetails?.namedCurve).toBe(
+          { 224: 'secp224r1', 256: 'prime256v1', 384: 'secp384r1', 521: 'secp521r1' }[bitsOf],
+        );
         expect(k.export({ format: 'der', type: 'sec1' }).equals(sec1.der)).toBe(true);
         expect(k.export({ format: 'der', type: 'pkcs8' }).equals(issued.privateDer(true).der)).toBe(true);
         expect(createPublicKey(k).export({ format: 'der', type: 'spki' }).equals(issued.spki)).toBe(true);
@@ -52,6 +59,10 @@ describe('issued keys', () => {
     const sec1 = ecdhKey(256, ecdh).privateDer(false).der;
     const k = createPrivateKey({ key: sec1, format: 'der', type: 'sec1' });
     expect(k.export({ format: 'der', type: 'sec1' }).equals(sec1)).toBe(true);
-    expect(Buffer.from(k.export({ format: 'jwk' }).d!, 'base64url').equals(Buffer.concat([Buffer.alloc(32 - ecdh.getPrivateKey().length), ecdh.getPrivateKey()]))).toBe(true);
+    expect(
+      Buffer.from(k.export({ format: 'jwk' }).d!, 'base64url').equals(
+        Buffer.concat([Buffer.alloc(32 - ecdh.getPrivateKey().length), ecdh.getPrivateKey()]),
+      ),
+    ).toBe(true);
   });
 });

@@ -22,8 +22,21 @@ describe('which requested names become dNSName SANs (as the reference decides)',
   for (const [name, dns] of cases) it(`${JSON.stringify(name)} -> ${dns ?? 'no dNSName'}`, () => expect(dnsNameOf(name)).toBe(dns));
 
   it('gathers a CN that is no host name into no SAN, an email CN into rfc822Name, and keeps the rest', () => {
-    const n = gatherNames({ commonName: 'John Smith', altNames: ['a.example.com', 'Not A Host', 'x@example.com'], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false });
-    expect(n).toMatchObject({ dns: ['a.example.com'], email: ['x@example.com'], requested: ['a.example.com', 'Not A Host', 'x@example.com'] });
-    expect(gatherNames({ commonName: 'j@example.com', altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false }).email).toEqual(['j@example.com']);
+    const n = gatherNames({
+      commonName: 'John Smith',
+      altNames: ['a.example.com', 'Not A Host', 'x@example.com'],
+      ipSans: [],
+      uriSans: [],
+      otherSans: [],
+      excludeCnFromSans: false,
+    });
+    expect(n).toMatchObject({
+      dns: ['a.example.com'],
+      email: ['x@example.com'],
+      requested: ['a.example.com', 'Not A Host', 'x@example.com'],
+    });
+    expect(
+      gatherNames({ commonName: 'j@example.com', altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false }).email,
+    ).toEqual(['j@example.com']);
   });
 });

@@ -7,7 +7,12 @@ const who = { mountAccessor: 'auth_jwt_1', mountType: 'jwt', name: 'repo:org/web
 
 describe('PKI role identity templates', () => {
   it('fills allowed_domains from the caller, so a workload gets certificates for its own names only', () => {
-    const role = { ...base, allowedDomainsTemplate: true, allowBareDomains: true, allowedDomains: ['{{identity.entity.aliases.auth_jwt_1.metadata.service}}.svc.example.com'] } as Role;
+    const role = {
+      ...base,
+      allowedDomainsTemplate: true,
+      allowBareDomains: true,
+      allowedDomains: ['{{identity.entity.aliases.auth_jwt_1.metadata.service}}.svc.example.com'],
+    } as Role;
     const mine = roleForCaller(role, who);
     expect(mine.allowedDomains).toEqual(['web.svc.example.com']);
     expect(() => checkName(mine, 'web.svc.example.com')).not.toThrow();

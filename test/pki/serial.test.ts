@@ -43,8 +43,11 @@ describe('serial forms', () => {
     const s = randomSerial();
     expect(parseSerial(colonSerial(s)).equals(s)).toBe(true);
   });
-  it.each(['', 'zz', 'aa::bb', 'aabbc', 'aa bb', ':aa', 'aa:', Array.from({ length: 41 }, () => 'aa').join(':')])('refuses %j with a 400 naming the form', (input) => {
-    expect(() => parseSerial(input)).toThrow(BadRequest);
-    expect(() => parseSerial(input)).toThrow(/expected hex bytes separated by ":" or "-"/);
-  });
+  it.each(['', 'zz', 'aa::bb', 'aabbc', 'aa bb', ':aa', 'aa:', Array.from({ length: 41 }, () => 'aa').join(':')])(
+    'refuses %j with a 400 naming the form',
+    (input) => {
+      expect(() => parseSerial(input)).toThrow(BadRequest);
+      expect(() => parseSerial(input)).toThrow(/expected hex bytes separated by ":" or "-"/);
+    },
+  );
 });

@@ -11,14 +11,24 @@ describe('not_after', () => {
     expect(parseNotAfter('2031-02-03T04:05:06Z')).toBe(Date.UTC(2031, 1, 3, 4, 5, 6));
     expect(parseNotAfter(' 2031-02-03T04:05:06Z ')).toBe(Date.UTC(2031, 1, 3, 4, 5, 6));
   });
-  it.each(['2031-02-03', '2031-02-03T04:05:06', '2031-02-03T04:05:06+01:00', '2031-02-03T04:05:06.000Z', '2031-13-03T04:05:06Z', 'tomorrow', ''])('refuses %j', (v) => {
+  it.each([
+    '2031-02-03',
+    '2031-02-03T04:05:06',
+    '2031-02-03T04:05:06+01:00',
+    '2031-02-03T04:05:06.000Z',
+    '2031-13-03T04:05:06Z',
+    'tomorrow',
+    '',
+  ])('refuses %j', (v) => {
     expect(() => parseNotAfter(v)).toThrow(BadRequest);
     expect(() => parseNotAfter(v)).toThrow(/expected UTC time as YYYY-MM-ddTHH:MM:SSZ/);
   });
   it('is used as given, and refused in the past or beside a ttl', () => {
     expect(resolveNotAfter(NOW, { notAfter: '2031-01-01T00:00:00Z' }, mount)).toEqual({ notAfter: Date.UTC(2031, 0, 1), warnings: [] });
     expect(() => resolveNotAfter(NOW, { notAfter: '2029-01-01T00:00:00Z' }, mount)).toThrow('not_after is in the past');
-    expect(() => resolveNotAfter(NOW, { notAfter: '2031-01-01T00:00:00Z', ttl: 60 }, mount)).toThrow('either ttl or not_after should be provided, not both');
+    expect(() => resolveNotAfter(NOW, { notAfter: '2031-01-01T00:00:00Z', ttl: 60 }, mount)).toThrow(
+      'either ttl or not_after should be provided, not both',
+    );
   });
 });
 
@@ -43,7 +53,9 @@ describe('ttl', () => {
 describe("the CA's expiry", () => {
   it('allows a certificate ending with the CA, refuses one ending after it', () => {
     expect(resolveNotAfter(NOW, { ttl: 3600 }, { ...mount, caNotAfter: NOW + 3600 * 1000 }).notAfter).toBe(NOW + 3600 * 1000);
-    expect(() => resolveNotAfter(NOW, { ttl: 3601 }, { ...mount, caNotAfter: NOW + 3600 * 1000 })).toThrow(/beyond the expiration of the CA certificate at 2030-01-01T01:00:00.000Z/);
+    expect(() => resolveNotAfter(NOW, { ttl: 3601 }, { ...mount, caNotAfter: NOW + 3600 * 1000 })).toThrow(
+      /beyond the expiration of the CA certificate at 2030-01-01T01:00:00.000Z/,
+    );
     expect(() => resolveNotAfter(NOW, { notAfter: '2031-01-01T00:00:00Z' }, { ...mount, caNotAfter: NOW + 1000 })).toThrow(BadRequest);
   });
 });

@@ -7,13 +7,25 @@ describe('critical options and extensions', () => {
   it.each([
     ['any requested option when the list is empty', {}, { 'force-command': 'x' }, { 'force-command': 'x' }],
     ['a listed option', { allowedCriticalOptions: ['force-command'] }, { 'force-command': 'x' }, { 'force-command': 'x' }],
-    ['defaults when none are requested', { defaultCriticalOptions: { 'source-address': '10.0.0.0/8' } }, undefined, { 'source-address': '10.0.0.0/8' }],
-    ['defaults, not restricted by the list', { allowedCriticalOptions: ['x'], defaultCriticalOptions: { 'force-command': 'y' } }, {}, { 'force-command': 'y' }],
+    [
+      'defaults when none are requested',
+      { defaultCriticalOptions: { 'source-address': '10.0.0.0/8' } },
+      undefined,
+      { 'source-address': '10.0.0.0/8' },
+    ],
+    [
+      'defaults, not restricted by the list',
+      { allowedCriticalOptions: ['x'], defaultCriticalOptions: { 'force-command': 'y' } },
+      {},
+      { 'force-command': 'y' },
+    ],
   ] as const)('critical options: %s', (_w, o, requested, expected) => {
     expect(criticalOptions(role(o), requested as Record<string, string> | undefined)).toEqual(expected);
   });
   it('refuses an unlisted critical option', () => {
-    expect(() => criticalOptions(role({ allowedCriticalOptions: ['force-command'] }), { 'source-address': '1.2.3.4/32', a: '' })).toThrow('critical options not on allowed list: a, source-address');
+    expect(() => criticalOptions(role({ allowedCriticalOptions: ['force-command'] }), { 'source-address': '1.2.3.4/32', a: '' })).toThrow(
+      'critical options not on allowed list: a, source-address',
+    );
   });
 
   it.each([

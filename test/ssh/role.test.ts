@@ -5,19 +5,43 @@ import { base } from './role-fixture';
 
 describe('roles', () => {
   it.each([
-    ['a ca role without certificate kinds', { allowUserCertificates: false }, /either allow_user_certificates or allow_host_certificates must be set/],
+    [
+      'a ca role without certificate kinds',
+      { allowUserCertificates: false },
+      /either allow_user_certificates or allow_host_certificates must be set/,
+    ],
     ['ttl above max_ttl', { ttl: 100, maxTtl: 50 }, /ttl cannot be greater than max_ttl/],
     ['a bad algorithm_signer', { algorithmSigner: 'md5' }, /invalid algorithm_signer/],
     ['an otp role without default_user', { keyType: 'otp', cidrList: ['10.0.0.0/8'] }, /missing default_user/],
     ['an otp role without cidr_list', { keyType: 'otp', defaultUser: 'u' }, /missing cidr_list/],
     ['a dynamic role without key', { keyType: 'dynamic', adminUser: 'a', defaultUser: 'u', cidrList: ['10.0.0.0/8'] }, /missing key name/],
-    ['a dynamic role without admin_user', { keyType: 'dynamic', key: 'k', defaultUser: 'u', cidrList: ['10.0.0.0/8'] }, /missing admin_user/],
-    ['a dynamic role without default_user', { keyType: 'dynamic', key: 'k', adminUser: 'a', cidrList: ['10.0.0.0/8'] }, /missing default_user/],
-    ['a dynamic role with key_bits 4096', { keyType: 'dynamic', key: 'k', adminUser: 'a', defaultUser: 'u', cidrList: ['10.0.0.0/8'], keyBits: 4096 }, /invalid key_bits/],
+    [
+      'a dynamic role without admin_user',
+      { keyType: 'dynamic', key: 'k', defaultUser: 'u', cidrList: ['10.0.0.0/8'] },
+      /missing admin_user/,
+    ],
+    [
+      'a dynamic role without default_user',
+      { keyType: 'dynamic', key: 'k', adminUser: 'a', cidrList: ['10.0.0.0/8'] },
+      /missing default_user/,
+    ],
+    [
+      'a dynamic role with key_bits 4096',
+      { keyType: 'dynamic', key: 'k', adminUser: 'a', defaultUser: 'u', cidrList: ['10.0.0.0/8'], keyBits: 4096 },
+      /invalid key_bits/,
+    ],
     ['a bad CIDR', { keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/33'] }, /invalid CIDR block "10.0.0.0\/33" in cidr_list/],
-    ['a bad exclude CIDR', { keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8'], excludeCidrList: ['x'] }, /invalid CIDR block "x" in exclude_cidr_list/],
+    [
+      'a bad exclude CIDR',
+      { keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8'], excludeCidrList: ['x'] },
+      /invalid CIDR block "x" in exclude_cidr_list/,
+    ],
     ['an unknown key_type', { keyType: 'magic' }, /missing or invalid key_type/],
-    ['a newline in key_option_specs', { keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8'], keyOptionSpecs: 'a\nssh-rsa AAA' }, /key_option_specs/],
+    [
+      'a newline in key_option_specs',
+      { keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8'], keyOptionSpecs: 'a\nssh-rsa AAA' },
+      /key_option_specs/,
+    ],
   ] as const)('refuses %s', (_w, o, message) => {
     expect(() => buildRole({ ...base, ...(o as Partial<RoleInput>) }, { zeroAddress: false })).toThrow(message);
   });

@@ -8,7 +8,12 @@ describe('key id', () => {
   const hash = '1d2ee8c3fdc5e47297f6f2cbb66de2db3d1fd4faaa5c69b16db8ab8b7e12b0d9'.length;
   it.each([
     ['default', {}, '', /^vault-token-ops-[0-9a-f]{64}$/],
-    ['format with every variable', { keyIdFormat: '{{role_name}}/{{token_display_name}}/{{public_key_hash}}' }, '', /^r\/token-ops\/[0-9a-f]{64}$/],
+    [
+      'format with every variable',
+      { keyIdFormat: '{{role_name}}/{{token_display_name}}/{{public_key_hash}}' },
+      '',
+      /^r\/token-ops\/[0-9a-f]{64}$/,
+    ],
     ['requested when allowed', { allowUserKeyIds: true }, 'mine', /^mine$/],
   ] as const)('%s', (_w, o, requested, expected) => {
     expect(certKeyId(role(o), requested, key, ctx)).toMatch(expected);

@@ -5,7 +5,11 @@ import { roleAcceptsIp, targetUser } from '../../lib/ssh/target';
 import { base } from './role-fixture';
 
 describe('targets of otp and dynamic credentials', () => {
-  const otp = (o: object) => buildRole({ ...base, keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8', 'fd00::/8'], ...(o as Partial<RoleInput>) }, { zeroAddress: false });
+  const otp = (o: object) =>
+    buildRole(
+      { ...base, keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8', 'fd00::/8'], ...(o as Partial<RoleInput>) },
+      { zeroAddress: false },
+    );
   it.each([
     ['inside cidr_list', {}, '10.1.2.3', false, true],
     ['IPv6 inside', {}, 'fd00::1', false, true],

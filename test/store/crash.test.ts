@@ -35,7 +35,14 @@ function freePort(): Promise<number> {
 }
 
 async function start(dataDir: string, port: number, sync: boolean): Promise<ChildProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent', SWEEP_INTERVAL_MS: '3600000', LOCAL_STORE_SYNC: String(sync) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'silent',
+    SWEEP_INTERVAL_MS: '3600000',
+    LOCAL_STORE_SYNC: String(sync),
+  };
   delete env.LOCAL_STORE;
   const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local.ts'], { cwd: ROOT_DIR, env, stdio: 'ignore' });
   running.push(child);

@@ -85,7 +85,9 @@ describe('the embedded store', () => {
     const store = await open(await tempDir());
     const p = store.partition('p');
     const before = { ...store.writer.stats };
-    const writes = Array.from({ length: 200 }, (_, i) => p.put(`k/${String(i).padStart(3, '0')}`, { i }, { index: { name: 'i', sort: String(i % 7) } }));
+    const writes = Array.from({ length: 200 }, (_, i) =>
+      p.put(`k/${String(i).padStart(3, '0')}`, { i }, { index: { name: 'i', sort: String(i % 7) } }),
+    );
     const creates = Array.from({ length: 20 }, (_, i) => p.put('once', i, { ifAbsent: true }));
     const stale = p.put('k/000', 'stale', { ifVersion: 5 });
     const results = await Promise.allSettled([...writes, ...creates, stale]);
@@ -100,7 +102,9 @@ describe('the embedded store', () => {
     expect(batches).toBeLessThan(221);
     expect((await p.listKeys('k/')).items).toHaveLength(200);
     expect((await p.queryIndex('i', { from: '3', to: '3' })).items.map((i) => i.value)).toEqual(
-      Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 7 === 3).map((i) => ({ i })),
+      Array.from({ length: 200 }, (_, i) => i)
+        .filter((i) => i % 7 === 3)
+        .map((i) => ({ i })),
     );
     expect(await checkLevelStore(store)).toEqual({ items: 201, indexEntries: 200, problems: [] });
   });

@@ -37,7 +37,11 @@ async function tempDir(): Promise<string> {
 /** The dynalite store on `dbDir`, as LOCAL_STORE=dynalite runs it; `close` stops it. */
 async function dynaliteStore(dbDir: string): Promise<{ store: DynamoStore; close: () => Promise<void> }> {
   const server = await startEmbeddedDynamo({ path: dbDir });
-  const client = new DynamoDBClient({ endpoint: server.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  const client = new DynamoDBClient({
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  });
   await ensureTable(client, TABLE);
   return {
     store: new DynamoStore(sdkDynamoApi(client), TABLE),
@@ -78,14 +82,18 @@ describe('copying a dynalite data directory into the embedded store', () => {
     const old = await dynaliteStore(join(dir, 'db'));
     const sys = old.store.partition('sys');
     const pki = old.store.partition('pki/pki');
-    for (let i = 0; i < 40; i++) await sys.put(`token/${i}`, { i, n: 'x'.repeat(i) }, i % 3 ? {} : { index: { name: 'expiry', sort: String(1000 - i) } });
+    for (let i = 0; i < 40; i++)
+      await sys.put(`token/${i}`, { i, n: 'x'.repeat(i) }, i % 3 ? {} : { index: { name: 'expiry', sort: String(1000 - i) } });
     await sys.put('token/1', { rewritten: true });
     await sys.put('token/1', { rewritten: 2 });
     await pki.increment('serial', 41);
     await pki.increment('serial');
     const big = { lines: Array.from({ length: 30_000 }, (_, i) => `line ${i} é😀`) };
     await pki.put('crl/big', big, { index: { name: 'expiry', sort: '5' } });
-    await pki.batchPut([{ key: 'cert/a', value: 'a', index: { name: 'expiry', sort: '3' } }, { key: 'cert/b', value: 'b' }]);
+    await pki.batchPut([
+      { key: 'cert/a', value: 'a', index: { name: 'expiry', sort: '3' } },
+      { key: 'cert/b', value: 'b' },
+    ]);
     const expected = await contents(old.store, ['sys', 'pki/pki'], ['expiry']);
     await old.close();
 
@@ -124,7 +132,15 @@ describe('copying a dynalite data directory into the embedded store', () => {
     const first = await startLocal({ dataDir, port: 0, store: 'dynalite' });
     const root = first.rootToken!;
     const headers = { 'x-svc-token': root, 'content-type': 'application/json' };
-    expect((await fetch(`${first.url}/v1/sys/policy/kept`, { method: 'PUT', headers, body: JSON.stringify({ policy: '{"path":{"sys/mounts":{"capabilities":["read"]}}}' }) })).status).toBe(204);
+    expect(
+      (
+        await fetch(`${first.url}/v1/sys/policy/kept`, {
+          method: 'PUT',
+          headers,
+          body: JSON.stringify({ policy: '{"path":{"sys/mounts":{"capabilities":["read"]}}}' }),
+        })
+      ).status,
+    ).toBe(204);
     expect((await fetch(`${first.url}/v1/kv/app/config?cas=0`, { method: 'PUT', headers, body: 'v1' })).status).toBe(200);
     await first.close();
 

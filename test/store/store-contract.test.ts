@@ -171,9 +171,7 @@ function storeContract(makeStore: StoreFactory): void {
     });
 
     it('concurrent put(ifAbsent) of one key: exactly one of 20 wins', async () => {
-      const results = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) => part.put('once', { writer: i }, { ifAbsent: true })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => part.put('once', { writer: i }, { ifAbsent: true })));
       const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
       expect(won).toHaveLength(1);
       for (const r of results) {
@@ -249,9 +247,7 @@ function storeContract(makeStore: StoreFactory): void {
 
     it('pages with a cursor: every item exactly once, in order', async () => {
       for (const limit of [1, 5, 7, 23]) {
-        const { items, pages } = await allPages((cursor) =>
-          part.list('dir/', { limit, ...(cursor ? { cursor } : {}) }),
-        );
+        const { items, pages } = await allPages((cursor) => part.list('dir/', { limit, ...(cursor ? { cursor } : {}) }));
         expect(items.map((i) => i.key)).toEqual(keys);
         expect(items.every((i) => i.version === 1)).toBe(true);
         expect(pages).toBeGreaterThanOrEqual(Math.ceil(keys.length / limit));
@@ -299,9 +295,7 @@ function storeContract(makeStore: StoreFactory): void {
       await expect(part.queryIndex('ix', { from: 'n', cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
       await expect(part.queryIndex('ix', { to: 'l', cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
       await expect(part.list('dir/', { cursor: indexCursor })).rejects.toBeInstanceOf(InvalidInput);
-      expect((await part.queryIndex('ix', { to: 'n', cursor: indexCursor })).items.map((i) => i.key)).toEqual([
-        'dir/01',
-      ]);
+      expect((await part.queryIndex('ix', { to: 'n', cursor: indexCursor })).items.map((i) => i.key)).toEqual(['dir/01']);
     });
   });
 
@@ -367,7 +361,10 @@ function storeContract(makeStore: StoreFactory): void {
       expect(listed.items).toEqual(items.map(({ key, value }) => ({ key, value, version: 1 })));
       const indexed = await part.queryIndex('third');
       expect(indexed.items.map((i) => i.key)).toEqual(
-        items.filter((_, i) => i % 3 === 0).map((i) => i.key).reverse(),
+        items
+          .filter((_, i) => i % 3 === 0)
+          .map((i) => i.key)
+          .reverse(),
       );
 
       await part.batchDelete([...items.slice(0, 50).map((i) => i.key), 'b/never-there']);
@@ -382,9 +379,7 @@ function storeContract(makeStore: StoreFactory): void {
     // Batch writes are for small, unversioned records (see store.ts): large values are refused.
 
     it('batchPut refuses a value too large for one item', async () => {
-      await expect(part.batchPut([{ key: 'big', value: 'x'.repeat(INLINE_LIMIT + 1) }])).rejects.toBeInstanceOf(
-        InvalidInput,
-      );
+      await expect(part.batchPut([{ key: 'big', value: 'x'.repeat(INLINE_LIMIT + 1) }])).rejects.toBeInstanceOf(InvalidInput);
       expect(await part.get('big')).toBeUndefined();
     });
   });
@@ -447,12 +442,8 @@ function storeContract(makeStore: StoreFactory): void {
       expect((await part.queryIndex('size')).items).toEqual([{ key: 'big', value: big, version: 1 }]);
 
       // A conditional write that loses leaves the stored value and its chunks alone.
-      await expect(part.put('big', bigValue(700_000, 'loser'), { ifAbsent: true })).rejects.toBeInstanceOf(
-        ExistsError,
-      );
-      await expect(part.put('big', bigValue(700_000, 'loser'), { ifVersion: 7 })).rejects.toBeInstanceOf(
-        ConflictError,
-      );
+      await expect(part.put('big', bigValue(700_000, 'loser'), { ifAbsent: true })).rejects.toBeInstanceOf(ExistsError);
+      await expect(part.put('big', bigValue(700_000, 'loser'), { ifVersion: 7 })).rejects.toBeInstanceOf(ConflictError);
       expect(await t.sideRecords('p')).toBe(chunksOf(chunks));
       expect((await part.get('big'))?.value).toEqual(big);
 

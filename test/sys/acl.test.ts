@@ -5,8 +5,13 @@ import { parsePolicy } from '../../lib/sys/policy-rules';
 
 const acl = (...docs: unknown[]) => mergeRules(docs.map((d) => parsePolicy(d)));
 const caps = (a: Acl, path: string) => [...capabilitiesFor(a, path)].sort();
-const can = (a: Acl, path: string, op: 'read' | 'list' | 'create' | 'update' | 'delete', data: Record<string, unknown> = {}, sudo = false) =>
-  allows(a.permissions(path, op === 'list'), op, sudo, data);
+const can = (
+  a: Acl,
+  path: string,
+  op: 'read' | 'list' | 'create' | 'update' | 'delete',
+  data: Record<string, unknown> = {},
+  sudo = false,
+) => allows(a.permissions(path, op === 'list'), op, sudo, data);
 
 describe('policy path patterns', () => {
   it.each([
@@ -89,7 +94,12 @@ describe('parameter constraints', () => {
   const issue = (rule: Record<string, unknown>) => acl({ path: { 'pki/issue/web': { capabilities: ['update'], ...rule } } });
   it.each([
     ['an allowed value', { allowed_parameters: { common_name: ['ok.example.com'] } }, { common_name: 'ok.example.com' }, true],
-    ['a value outside the allowed list', { allowed_parameters: { common_name: ['ok.example.com'] } }, { common_name: 'evil.example.com' }, false],
+    [
+      'a value outside the allowed list',
+      { allowed_parameters: { common_name: ['ok.example.com'] } },
+      { common_name: 'evil.example.com' },
+      false,
+    ],
     ['a parameter not in the allowed map', { allowed_parameters: { common_name: [] } }, { common_name: 'x', ttl: '1h' }, false],
     ['any value with an empty list', { allowed_parameters: { common_name: [] } }, { common_name: 'anything' }, true],
     ['a suffix glob', { allowed_parameters: { common_name: ['*.example.com'] } }, { common_name: 'a.example.com' }, true],

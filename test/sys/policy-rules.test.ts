@@ -5,8 +5,13 @@ import { parsePolicy } from '../../lib/sys/policy-rules';
 
 const acl = (...docs: unknown[]) => mergeRules(docs.map((d) => parsePolicy(d)));
 const caps = (a: Acl, path: string) => [...capabilitiesFor(a, path)].sort();
-const can = (a: Acl, path: string, op: 'read' | 'list' | 'create' | 'update' | 'delete', data: Record<string, unknown> = {}, sudo = false) =>
-  allows(a.permissions(path, op === 'list'), op, sudo, data);
+const can = (
+  a: Acl,
+  path: string,
+  op: 'read' | 'list' | 'create' | 'update' | 'delete',
+  data: Record<string, unknown> = {},
+  sudo = false,
+) => allows(a.permissions(path, op === 'list'), op, sudo, data);
 
 describe('documents: JSON, HCL and the legacy policy word', () => {
   it('reads HCL with repeated blocks, comments and parameter maps', () => {

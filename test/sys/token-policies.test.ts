@@ -4,7 +4,13 @@ import { resolvePolicies, type PolicyChoice } from '../../lib/sys/token-policies
 import { applyRoleInput } from '../../lib/sys/token-roles';
 
 const role = (input: Parameters<typeof applyRoleInput>[2]) => applyRoleInput('r', undefined, input).role;
-const base: PolicyChoice = { requested: undefined, noDefaultPolicy: false, role: undefined, parentPolicies: ['default', 'a', 'b'], sudo: false };
+const base: PolicyChoice = {
+  requested: undefined,
+  noDefaultPolicy: false,
+  role: undefined,
+  parentPolicies: ['default', 'a', 'b'],
+  sudo: false,
+};
 
 describe('resolvePolicies', () => {
   it.each<[string, Partial<PolicyChoice>, string[] | RegExp]>([

@@ -3,8 +3,22 @@ import { checkBoundCidrs, principalOf, unmapped } from '../../lib/sys/token-prin
 import type { TokenRecord } from '../../lib/sys/tokens';
 
 const record = (extra: Partial<TokenRecord> = {}): TokenRecord => ({
-  id: 'x', accessor: 'acc', policies: ['default'], display_name: 'approle', meta: { role_name: 'web' }, num_uses: 0, creation_time: 0,
-  creation_ttl: 0, expire_time: 0, explicit_max_ttl: 0, renewable: true, parent: '', path: 'auth/approle/login', period: 0, role: '', ...extra,
+  id: 'x',
+  accessor: 'acc',
+  policies: ['default'],
+  display_name: 'approle',
+  meta: { role_name: 'web' },
+  num_uses: 0,
+  creation_time: 0,
+  creation_ttl: 0,
+  expire_time: 0,
+  explicit_max_ttl: 0,
+  renewable: true,
+  parent: '',
+  path: 'auth/approle/login',
+  period: 0,
+  role: '',
+  ...extra,
 });
 
 describe('tokens bound to CIDR blocks', () => {
@@ -28,8 +42,19 @@ describe('tokens bound to CIDR blocks', () => {
 
 describe('the principal of a token', () => {
   it('carries metadata, and the login identity when an auth method made the token', () => {
-    const p = principalOf(record({ alias_mount_accessor: 'auth_approle_1', alias_mount_type: 'approle', alias_name: 'rid', alias_metadata: { role_name: 'web' } }));
-    expect(p).toMatchObject({ accessor: 'acc', metadata: { role_name: 'web' }, identity: { mountAccessor: 'auth_approle_1', mountType: 'approle', name: 'rid', metadata: { role_name: 'web' } } });
+    const p = principalOf(
+      record({
+        alias_mount_accessor: 'auth_approle_1',
+        alias_mount_type: 'approle',
+        alias_name: 'rid',
+        alias_metadata: { role_name: 'web' },
+      }),
+    );
+    expect(p).toMatchObject({
+      accessor: 'acc',
+      metadata: { role_name: 'web' },
+      identity: { mountAccessor: 'auth_approle_1', mountType: 'approle', name: 'rid', metadata: { role_name: 'web' } },
+    });
     expect(principalOf(record()).identity).toBeUndefined();
   });
 });

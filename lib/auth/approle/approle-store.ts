@@ -173,7 +173,11 @@ export class ApproleStore {
 
   /** Secret ids whose expiry (ms) is at or before `until`, one page. */
   async expiredSecretIds(until: number, cursor?: string) {
-    return this.part.queryIndex<SecretIdRecord>(SECRET_ID_EXPIRY_INDEX, { to: expirySort(until), limit: 200, ...(cursor ? { cursor } : {}) });
+    return this.part.queryIndex<SecretIdRecord>(SECRET_ID_EXPIRY_INDEX, {
+      to: expirySort(until),
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
   }
 }
 

@@ -25,7 +25,8 @@ const MAX_NAME_LENGTH = 256;
  */
 export function checkRoleName(name: string): string {
   if (name.length > MAX_NAME_LENGTH) throw new InvalidInput(`role name is longer than ${MAX_NAME_LENGTH} characters`);
-  if (/[A-Z]/.test(name)) throw new InvalidInput('role names are lower case: the reference stores them lower-cased, so ask for the lower-case name');
+  if (/[A-Z]/.test(name))
+    throw new InvalidInput('role names are lower case: the reference stores them lower-cased, so ask for the lower-case name');
   if (!/^\w([\w.-]*\w)?$/.test(name)) throw new InvalidInput('invalid role name: letters, digits, "_", "-" and "." (not at either end)');
   return name;
 }
@@ -69,7 +70,8 @@ function parseJson(text: string): unknown {
 }
 
 function stringMap(v: unknown): Record<string, string> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InvalidInput('failed to parse metadata: expected a JSON object of strings');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new InvalidInput('failed to parse metadata: expected a JSON object of strings');
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== 'string') throw new InvalidInput('failed to parse metadata: every value must be a string');

@@ -22,7 +22,8 @@ export type RoleInput = {
 export function applyRoleInput(current: AppRole | undefined, input: RoleInput, token: TokenSettings): AppRole {
   if (input.localSecretIds !== undefined) {
     if (current) throw new InvalidInput('local_secret_ids can only be modified during role creation');
-    if (input.localSecretIds) throw new InvalidInput('local_secret_ids is not supported: Latchkey has one cluster, every secret id is global');
+    if (input.localSecretIds)
+      throw new InvalidInput('local_secret_ids is not supported: Latchkey has one cluster, every secret id is global');
   }
   const role: AppRole = current
     ? { ...current, token }

@@ -12,7 +12,13 @@ import { flushSecretIds, INVALID_CREDENTIALS } from './secret-ids';
 /** How old an index claim whose role does not carry it must be before another role may take it. */
 const STALE_CLAIM_MS = 60_000;
 
-export async function saveRole(store: ApproleStore, name: string, current: StoredItem<AppRole> | undefined, next: AppRole, now: number): Promise<void> {
+export async function saveRole(
+  store: ApproleStore,
+  name: string,
+  current: StoredItem<AppRole> | undefined,
+  next: AppRole,
+  now: number,
+): Promise<void> {
   const newHmac = await store.hmac('role-id', next.roleId);
   const oldHmac = current ? await store.hmac('role-id', current.value.roleId) : undefined;
   const moved = newHmac !== oldHmac;
@@ -21,7 +27,8 @@ export async function saveRole(store: ApproleStore, name: string, current: Store
     await store.putRole(name, next, current?.version);
   } catch (e) {
     if (moved) await releaseRoleId(store, newHmac, name);
-    if (e instanceof ExistsError || e instanceof ConflictError) throw new ConflictError('the role was changed concurrently; retry the request');
+    if (e instanceof ExistsError || e instanceof ConflictError)
+      throw new ConflictError('the role was changed concurrently; retry the request');
     throw e;
   }
   if (moved && oldHmac) await releaseRoleId(store, oldHmac, name);

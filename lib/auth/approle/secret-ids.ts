@@ -31,9 +31,11 @@ export async function issueSecretId(
   if (!role.bindSecretId) throw new InvalidInput('bind_secret_id is not set on the role');
   const secretId = opts.secretId === undefined ? randomId() : checkChosenId(opts.secretId, 'secret_id');
   const cidrs = cidrList(input.cidrList ?? [], 'cidr_list');
-  if (!cidrsWithin(cidrs, role.secretIdBoundCidrs)) throw new InvalidInput('failed to verify subset relationship between CIDR blocks on the role and CIDR blocks on the secret ID');
+  if (!cidrsWithin(cidrs, role.secretIdBoundCidrs))
+    throw new InvalidInput('failed to verify subset relationship between CIDR blocks on the role and CIDR blocks on the secret ID');
   const tokenCidrs = cidrList(input.tokenBoundCidrs ?? [], 'token_bound_cidrs');
-  if (!cidrsWithin(tokenCidrs, role.token.boundCidrs)) throw new InvalidInput('failed to verify subset relationship between the token CIDR blocks on the role and on the secret ID');
+  if (!cidrsWithin(tokenCidrs, role.token.boundCidrs))
+    throw new InvalidInput('failed to verify subset relationship between the token CIDR blocks on the role and on the secret ID');
   const numUses = input.numUses ?? role.secretIdNumUses;
   if (input.numUses !== undefined && role.secretIdNumUses > 0 && (numUses === 0 || numUses > role.secretIdNumUses)) {
     throw new InvalidInput("num_uses cannot be higher than the role's secret_id_num_uses");
@@ -73,7 +75,12 @@ export async function issueSecretId(
  * A login's secret id check: present, unexpired, used from an address its cidr_list allows;
  * then one of its uses is spent. Refusals name no secret. Returns the record as it was.
  */
-export async function spendSecretId(store: ApproleStore, role: AppRole, secretId: string, at: { now: number; address: string | undefined }): Promise<SecretIdRecord> {
+export async function spendSecretId(
+  store: ApproleStore,
+  role: AppRole,
+  secretId: string,
+  at: { now: number; address: string | undefined },
+): Promise<SecretIdRecord> {
   if (secretId.length > 4096) throw new InvalidInput(INVALID_CREDENTIALS);
   const hmac = await store.hmac('secret-id', secretId);
   for (let attempt = 0; ; attempt++) {
@@ -120,7 +127,12 @@ async function removeSecretId(store: ApproleStore, uid: string, hmac: string, ac
 }
 
 /** A secret id's record by value (undefined if it is not one of the role's, or has expired). */
-export async function lookupSecretId(store: ApproleStore, role: AppRole, secretId: string, now: number): Promise<SecretIdRecord | undefined> {
+export async function lookupSecretId(
+  store: ApproleStore,
+  role: AppRole,
+  secretId: string,
+  now: number,
+): Promise<SecretIdRecord | undefined> {
   if (secretId.length > 4096) return undefined;
   const hmac = await store.hmac('secret-id', secretId);
   return live(store, role, hmac, now);
@@ -151,7 +163,12 @@ async function accessorOf(store: ApproleStore, role: AppRole, accessor: string) 
   return entry;
 }
 
-export async function lookupByAccessor(store: ApproleStore, role: AppRole, accessor: string, now: number): Promise<SecretIdRecord | undefined> {
+export async function lookupByAccessor(
+  store: ApproleStore,
+  role: AppRole,
+  accessor: string,
+  now: number,
+): Promise<SecretIdRecord | undefined> {
   const entry = await accessorOf(store, role, accessor);
   return live(store, role, entry.hmac, now);
 }

@@ -24,7 +24,8 @@ const TYPES = ['user', 'role', 'assumed-role'];
 /** Parses a caller ARN as the reference does (`arn:<partition>:<iam|sts>::<account>:<type>/<…>`). */
 export function parseIamArn(arn: string): IamEntity {
   const parts = arn.split(':');
-  if (parts.length !== 6 || parts[0] !== 'arn') throw new InvalidInput('unrecognized caller ARN: expected arn:<partition>:<service>::<account>:<principal>');
+  if (parts.length !== 6 || parts[0] !== 'arn')
+    throw new InvalidInput('unrecognized caller ARN: expected arn:<partition>:<service>::<account>:<principal>');
   const [, partition = '', service = '', , account = '', resource = ''] = parts;
   if (service !== 'iam' && service !== 'sts') throw new InvalidInput('unrecognized caller ARN: the service is not iam or sts');
   if (!/^\d{12}$/.test(account)) throw new InvalidInput('unrecognized caller ARN: the account is not 12 digits');
@@ -54,7 +55,10 @@ export function fullArn(e: IamEntity): string {
 /** A binding as written: an ARN, `*` standing for any characters. */
 export function checkBinding(binding: string): string {
   const b = binding.trim();
-  if (!b.startsWith('arn:') || b.split(':').length < 6) throw new InvalidInput(`bound_iam_principal_arn "${b.slice(0, 80)}" is not an ARN (arn:aws:iam::<account>:<user|role>/<name>, * as a wildcard)`);
+  if (!b.startsWith('arn:') || b.split(':').length < 6)
+    throw new InvalidInput(
+      `bound_iam_principal_arn "${b.slice(0, 80)}" is not an ARN (arn:aws:iam::<account>:<user|role>/<name>, * as a wildcard)`,
+    );
   if (b.length > 2048) throw new InvalidInput('bound_iam_principal_arn entries are at most 2048 characters');
   return b;
 }

@@ -36,14 +36,17 @@ export function checkStsEndpoint(raw: string): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidInput('sts_endpoint must be an http(s) URL');
   if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
-    throw new InvalidInput('sts_endpoint must be a bare origin such as https://sts.us-west-2.amazonaws.com (no credentials, path or query)');
+    throw new InvalidInput(
+      'sts_endpoint must be a bare origin such as https://sts.us-west-2.amazonaws.com (no credentials, path or query)',
+    );
   }
   return url.origin;
 }
 
 export function applyClientConfig(current: ClientConfig | undefined, input: ClientConfigInput): ClientConfig {
   const c: ClientConfig = { ...(current ?? DEFAULT_CLIENT_CONFIG) };
-  if (input.stsEndpoint !== undefined) c.stsEndpoint = input.stsEndpoint === '' ? DEFAULT_CLIENT_CONFIG.stsEndpoint : checkStsEndpoint(input.stsEndpoint);
+  if (input.stsEndpoint !== undefined)
+    c.stsEndpoint = input.stsEndpoint === '' ? DEFAULT_CLIENT_CONFIG.stsEndpoint : checkStsEndpoint(input.stsEndpoint);
   if (input.stsRegion !== undefined) {
     const region = input.stsRegion.trim() || DEFAULT_CLIENT_CONFIG.stsRegion;
     if (!/^[a-z]{2}(-[a-z0-9]+){1,4}$/.test(region)) throw new InvalidInput('sts_region is not an AWS region name such as us-east-1');

@@ -57,7 +57,8 @@ export function parseHeaders(raw: unknown): Record<string, string[]> {
     const text = value.trim();
     value = parseJsonHeaders(text.startsWith('{') ? text : decodeBase64(text, 'iam_request_headers').toString('utf8'));
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidInput('iam_request_headers is not a JSON object of header names to values');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidInput('iam_request_headers is not a JSON object of header names to values');
   const out = Object.create(null) as Record<string, string[]>;
   const entries = Object.entries(value);
   if (entries.length === 0) throw new InvalidInput('missing iam_request_headers');
@@ -66,7 +67,9 @@ export function parseHeaders(raw: unknown): Record<string, string[]> {
     const values = (Array.isArray(v) ? v : [v]).map((x) => (typeof x === 'number' && Number.isFinite(x) ? String(x) : x));
     if (!TOKEN.test(name)) throw new InvalidInput('iam_request_headers names a header that is not a valid header name');
     if (values.length === 0 || !values.every((x): x is string => typeof x === 'string' && VALUE.test(x))) {
-      throw new InvalidInput(`iam_request_headers: the value of ${name.slice(0, 64)} must be a string or a list of strings without control characters`);
+      throw new InvalidInput(
+        `iam_request_headers: the value of ${name.slice(0, 64)} must be a string or a list of strings without control characters`,
+      );
     }
     (out[name.toLowerCase()] ??= []).push(...values);
   }
@@ -89,7 +92,8 @@ function parseAuthorization(value: string | undefined): SigV4Authorization {
   const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(value.trim());
   if (!m) throw new InvalidInput('the Authorization header is not an AWS SigV4 (AWS4-HMAC-SHA256) signature');
   const scope = (m[1] ?? '').split('/');
-  if (scope.length !== 5 || !/^\d{8}$/.test(scope[1] ?? '') || scope[4] !== 'aws4_request') throw new InvalidInput('the Authorization header has a malformed credential scope');
+  if (scope.length !== 5 || !/^\d{8}$/.test(scope[1] ?? '') || scope[4] !== 'aws4_request')
+    throw new InvalidInput('the Authorization header has a malformed credential scope');
   return { region: scope[2] ?? '', service: scope[3] ?? '', signedHeaders: (m[2] ?? '').split(';') };
 }
 
@@ -102,7 +106,8 @@ function checkUrl(raw: string): URL {
     throw new InvalidInput('error parsing iam_request_url');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidInput('iam_request_url is not an http(s) URL');
-  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw new InvalidInput('iam_request_url must be the STS root path "/" with no query: only a GetCallerIdentity POST is accepted');
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '')
+    throw new InvalidInput('iam_request_url must be the STS root path "/" with no query: only a GetCallerIdentity POST is accepted');
   return url;
 }
 
@@ -117,9 +122,12 @@ function checkBody(body: Buffer): void {
 function checkServerId(headers: Record<string, string[]>, auth: SigV4Authorization, required: string): void {
   if (!required) return;
   const given = single(headers, SERVER_ID_HEADER);
-  if (given === undefined) throw new InvalidInput('error validating X-Vault-AWS-IAM-Server-ID header: missing header "X-Vault-AWS-IAM-Server-ID"');
-  if (given !== required) throw new InvalidInput('error validating X-Vault-AWS-IAM-Server-ID header: the value is not the one this server requires');
-  if (!auth.signedHeaders.includes(SERVER_ID_HEADER)) throw new InvalidInput('error validating X-Vault-AWS-IAM-Server-ID header: the header is not signed');
+  if (given === undefined)
+    throw new InvalidInput('error validating X-Vault-AWS-IAM-Server-ID header: missing header "X-Vault-AWS-IAM-Server-ID"');
+  if (given !== required)
+    throw new InvalidInput('error validating X-Vault-AWS-IAM-Server-ID header: the value is not the one this server requires');
+  if (!auth.signedHeaders.includes(SERVER_ID_HEADER))
+    throw new InvalidInput('error validating X-Vault-AWS-IAM-Server-ID header: the header is not signed');
 }
 
 export function checkLoginRequest(input: LoginRequestInput, rules: LoginRequestRules): CheckedRequest {
@@ -135,13 +143,16 @@ export function checkLoginRequest(input: LoginRequestInput, rules: LoginRequestR
   const hop = HOP_BY_HOP.filter((h) => headers[h]);
   if (hop.length) throw new InvalidInput(`iam_request_headers must not carry connection headers: ${hop.join(', ')}`);
   const length = single(headers, 'content-length');
-  if (length !== undefined && length !== String(body.length)) throw new InvalidInput('the Content-Length header does not match iam_request_body');
-  if (headers.host?.length !== undefined && headers.host.length !== 1) throw new InvalidInput('iam_request_headers carries more than one Host header');
+  if (length !== undefined && length !== String(body.length))
+    throw new InvalidInput('the Content-Length header does not match iam_request_body');
+  if (headers.host?.length !== undefined && headers.host.length !== 1)
+    throw new InvalidInput('iam_request_headers carries more than one Host header');
   headers.host ??= [url.host];
 
   const auth = parseAuthorization(headers.authorization?.length === 1 ? headers.authorization[0] : undefined);
   if (auth.service !== 'sts') throw new InvalidInput('the request is signed for another service than sts');
-  if (auth.region !== rules.stsRegion) throw new InvalidInput(`the request is signed for region ${auth.region.slice(0, 32)}; this mount's STS region is ${rules.stsRegion}`);
+  if (auth.region !== rules.stsRegion)
+    throw new InvalidInput(`the request is signed for region ${auth.region.slice(0, 32)}; this mount's STS region is ${rules.stsRegion}`);
   if (!auth.signedHeaders.includes('host')) throw new InvalidInput('the Host header is not signed');
   checkServerId(headers, auth, rules.serverIdHeaderValue);
   return { method: 'POST', headers, body };

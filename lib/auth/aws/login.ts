@@ -30,7 +30,8 @@ export async function iamLogin(store: AwsAuthStore, config: ClientConfig, input:
   const entity = parseIamArn(caller.arn);
   const { name, role } = await loadRole(store, input.role || entity.friendlyName);
   if (role.authType !== 'iam') throw new InvalidInput(`auth method iam not allowed for role ${name}`);
-  if (!bindingMatches(role.boundIamPrincipalArns, entity)) throw new InvalidInput(`IAM Principal "${caller.arn}" does not belong to the role "${name}"`);
+  if (!bindingMatches(role.boundIamPrincipalArns, entity))
+    throw new InvalidInput(`IAM Principal "${caller.arn}" does not belong to the role "${name}"`);
 
   const canonical = canonicalArn(entity);
   // A user's id, or an assumed role's role id without the session ("AROA…:session").
@@ -49,6 +50,15 @@ export async function iamLogin(store: AwsAuthStore, config: ClientConfig, input:
       account_id: entity.account,
       role_id: role.roleId,
     },
-    alias: { name: canonical, metadata: { account_id: entity.account, auth_type: 'iam', canonical_arn: canonical, client_arn: caller.arn, client_user_id: clientUserId } },
+    alias: {
+      name: canonical,
+      metadata: {
+        account_id: entity.account,
+        auth_type: 'iam',
+        canonical_arn: canonical,
+        client_arn: caller.arn,
+        client_user_id: clientUserId,
+      },
+    },
   };
 }

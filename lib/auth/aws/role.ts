@@ -49,10 +49,14 @@ export function roleName(raw: string): string {
 /** The role after a write: the given fields over the current role (or a new one). */
 export function applyRoleInput(current: AwsRole | undefined, input: RoleInput, settings: TokenSettings): AwsRole {
   if (input.authType !== undefined && input.authType !== 'iam') {
-    throw new InvalidInput(`auth_type "${input.authType.slice(0, 16)}" is not supported: only iam (EC2 instance identity documents are not verified by this service)`);
+    throw new InvalidInput(
+      `auth_type "${input.authType.slice(0, 16)}" is not supported: only iam (EC2 instance identity documents are not verified by this service)`,
+    );
   }
   if (input.resolveAwsUniqueIds === true) {
-    throw new InvalidInput('resolve_aws_unique_ids must be false: resolving principals to their unique ids needs IAM calls this service does not make');
+    throw new InvalidInput(
+      'resolve_aws_unique_ids must be false: resolving principals to their unique ids needs IAM calls this service does not make',
+    );
   }
   const bindings = input.boundIamPrincipalArn?.map(checkBinding).filter(Boolean) ?? current?.boundIamPrincipalArns ?? [];
   if (bindings.length === 0) throw new InvalidInput('at least one bound_iam_principal_arn is required for an iam role');

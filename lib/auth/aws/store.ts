@@ -8,7 +8,11 @@ export interface ClientConfig {
   iamServerIdHeaderValue: string;
 }
 
-export const DEFAULT_CLIENT_CONFIG: ClientConfig = { stsEndpoint: 'https://sts.amazonaws.com', stsRegion: 'us-east-1', iamServerIdHeaderValue: '' };
+export const DEFAULT_CLIENT_CONFIG: ClientConfig = {
+  stsEndpoint: 'https://sts.amazonaws.com',
+  stsRegion: 'us-east-1',
+  iamServerIdHeaderValue: '',
+};
 
 const CONFIG = 'config/client';
 const ROLE = 'role/';

@@ -40,12 +40,14 @@ function element(xml: string, name: string): string | undefined {
 export function parseCallerIdentity(xml: string): CallerIdentity {
   const text = xml.trim();
   const result = /<GetCallerIdentityResponse[\s>][\s\S]*<GetCallerIdentityResult>([\s\S]*?)<\/GetCallerIdentityResult>/.exec(text);
-  if (!(text.startsWith('<?xml') || text.startsWith('<GetCallerIdentityResponse')) || !result) throw new StsUnreachable('error making upstream request: the STS answer is not a GetCallerIdentity response');
+  if (!(text.startsWith('<?xml') || text.startsWith('<GetCallerIdentityResponse')) || !result)
+    throw new StsUnreachable('error making upstream request: the STS answer is not a GetCallerIdentity response');
   const inner = result[1] ?? '';
   const arn = element(inner, 'Arn');
   const userId = element(inner, 'UserId');
   const account = element(inner, 'Account');
-  if (!arn || !userId || !account) throw new StsUnreachable('error making upstream request: the STS answer lacks the caller ARN, user id or account');
+  if (!arn || !userId || !account)
+    throw new StsUnreachable('error making upstream request: the STS answer lacks the caller ARN, user id or account');
   return { arn, userId, account };
 }
 

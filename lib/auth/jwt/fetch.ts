@@ -93,6 +93,7 @@ export async function getJsonObject(url: URL, o: GetOptions = {}): Promise<Recor
   } catch {
     throw new InvalidInput(`${url.host} did not answer JSON`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidInput(`${url.host} did not answer a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidInput(`${url.host} did not answer a JSON object`);
   return parsed as Record<string, unknown>;
 }

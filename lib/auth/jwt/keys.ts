@@ -15,9 +15,7 @@ export const JWKS_CACHE_MAX_AGE_MS = 10 * 60 * 1000;
 export const JWKS_REFETCH_COOLDOWN_MS = 30 * 1000;
 
 export type KeySource =
-  | { kind: 'jwks'; url: string; ca: string }
-  | { kind: 'discovery'; url: string; ca: string }
-  | { kind: 'static'; pems: string[] };
+  { kind: 'jwks'; url: string; ca: string } | { kind: 'discovery'; url: string; ca: string } | { kind: 'static'; pems: string[] };
 
 export interface Verifier {
   /** Fetches what the source needs (a config write checks it this way). */
@@ -71,7 +69,8 @@ function fetchWith(ca: string): FetchImplementation {
 function explain(e: unknown): InvalidInput {
   if (e instanceof InvalidInput) return e;
   if (e instanceof errors.JOSEAlgNotAllowed) return new InvalidInput('token signed with unexpected algorithm');
-  if (e instanceof errors.JWKSNoMatchingKey) return new InvalidInput('no key of the key set matches the token (unknown key id or algorithm)');
+  if (e instanceof errors.JWKSNoMatchingKey)
+    return new InvalidInput('no key of the key set matches the token (unknown key id or algorithm)');
   if (e instanceof errors.JWSSignatureVerificationFailed) return new InvalidInput('failed to verify id token signature');
   if (e instanceof errors.JWKSTimeout) return new InvalidInput('the key set could not be fetched in time');
   if (e instanceof errors.JWKSInvalid) return new InvalidInput('the key set is not a valid JWKS');

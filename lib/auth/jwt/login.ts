@@ -30,7 +30,8 @@ export async function authenticate(
   verifier: Verifier,
   nowSeconds: number,
 ): Promise<LoginIdentity> {
-  if (token.length > MAX_JWT_LENGTH || !COMPACT.test(token)) throw new InvalidInput('error validating token: not a compact JWS (header.payload.signature)');
+  if (token.length > MAX_JWT_LENGTH || !COMPACT.test(token))
+    throw new InvalidInput('error validating token: not a compact JWS (header.payload.signature)');
   let claims: Claims;
   try {
     claims = await verifier.verify(token, algorithmsOf(config));

@@ -47,7 +47,8 @@ const RESERVED_METADATA = ['role'];
 /** Role names as the reference takes them: lower-cased, letters, digits, '_', '-', '.'. */
 export function checkRoleName(raw: string): string {
   const name = raw.toLowerCase();
-  if (!NAME.test(name)) throw new InvalidInput(`invalid role name${echo(raw)}: use letters, digits, '_', '-' and '.', at most 128 characters`);
+  if (!NAME.test(name))
+    throw new InvalidInput(`invalid role name${echo(raw)}: use letters, digits, '_', '-' and '.', at most 128 characters`);
   return name;
 }
 
@@ -85,7 +86,8 @@ function boundClaimsOf(v: unknown, glob: boolean): BoundClaims {
 function checkMappings(m: Record<string, string>): Record<string, string> {
   const targets = new Set<string>();
   for (const target of Object.values(m)) {
-    if (RESERVED_METADATA.includes(target)) throw new InvalidInput(`metadata key "${target}" is reserved and may not be a mapping destination`);
+    if (RESERVED_METADATA.includes(target))
+      throw new InvalidInput(`metadata key "${target}" is reserved and may not be a mapping destination`);
     if (targets.has(target)) throw new InvalidInput(`multiple keys are mapped to metadata key${echo(target)}`);
     targets.add(target);
   }
@@ -113,7 +115,9 @@ export function buildRole(current: JwtRole | undefined, d: RoleInput, token: Par
       };
   if (d.roleType !== undefined && d.roleType !== '' && d.roleType !== 'jwt') {
     throw new InvalidInput(
-      d.roleType === 'oidc' ? "role_type 'oidc' is not supported: Latchkey serves the jwt login only (no browser OIDC flow)" : `invalid 'role_type'${echo(d.roleType)}`,
+      d.roleType === 'oidc'
+        ? "role_type 'oidc' is not supported: Latchkey serves the jwt login only (no browser OIDC flow)"
+        : `invalid 'role_type'${echo(d.roleType)}`,
     );
   }
   r.token = mergeTokenSettings(current?.token, token);
@@ -123,7 +127,8 @@ export function buildRole(current: JwtRole | undefined, d: RoleInput, token: Par
   if (d.boundAudiences !== undefined) r.boundAudiences = [...new Set(d.boundAudiences)];
   if (d.boundSubject !== undefined) r.boundSubject = d.boundSubject;
   if (d.boundClaimsType !== undefined) {
-    if (d.boundClaimsType !== 'string' && d.boundClaimsType !== 'glob') throw new InvalidInput(`invalid 'bound_claims_type'${echo(d.boundClaimsType)}: string or glob`);
+    if (d.boundClaimsType !== 'string' && d.boundClaimsType !== 'glob')
+      throw new InvalidInput(`invalid 'bound_claims_type'${echo(d.boundClaimsType)}: string or glob`);
     r.boundClaimsType = d.boundClaimsType;
   }
   if (d.boundClaims !== undefined) r.boundClaims = boundClaimsOf(d.boundClaims, r.boundClaimsType === 'glob');

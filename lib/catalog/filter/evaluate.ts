@@ -13,7 +13,13 @@ import type { FieldType } from './schema';
 export type Predicate = (item: unknown) => boolean;
 type Leaf = (v: unknown) => boolean;
 
-const NEGATED: Partial<Record<MatchOp, MatchOp>> = { '!=': '==', 'not in': 'in', 'is not empty': 'is empty', 'not matches': 'matches', 'is not nil': 'is nil' };
+const NEGATED: Partial<Record<MatchOp, MatchOp>> = {
+  '!=': '==',
+  'not in': 'in',
+  'is not empty': 'is empty',
+  'not matches': 'matches',
+  'is not nil': 'is nil',
+};
 const TRUE_WHEN_MISSING = new Set<MatchOp>(['!=', 'not in', 'is empty', 'not matches', 'is nil']);
 /** How long one request's filter may run (a costly regular expression), in ms. */
 const EVALUATION_LIMIT_MS = 1000;
@@ -72,7 +78,10 @@ function leafFor(op: MatchOp, t: FieldType, raw: string, shown: string): Leaf {
   }
   if (op === 'is empty') {
     if (t !== 'string' && !isList(t) && !isMap(t)) refuse('is-empty');
-    return (v) => v === null || v === undefined || (typeof v === 'string' || Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
+    return (v) =>
+      v === null ||
+      v === undefined ||
+      (typeof v === 'string' || Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
   }
   if (op === 'is nil') {
     if (typeof t !== 'object') refuse('is-nil');
@@ -87,7 +96,10 @@ function leafFor(op: MatchOp, t: FieldType, raw: string, shown: string): Leaf {
 function regex(raw: string): RegExp {
   const m = /^\(\?([imsU]+)\)/.exec(raw);
   const body = (m ? raw.slice(m[0].length) : raw).replace(/\(\?P</g, '(?<');
-  if (/\(\?<?[=!]|\\[1-9]|\\k</.test(body)) throw filterError(`regular expression ${JSON.stringify(raw.slice(0, 64))} uses lookaround or back-references, which RE2 syntax has not`);
+  if (/\(\?<?[=!]|\\[1-9]|\\k</.test(body))
+    throw filterError(
+      `regular expression ${JSON.stringify(raw.slice(0, 64))} uses lookaround or back-references, which RE2 syntax has not`,
+    );
   const flags = [...new Set((m?.[1] ?? '').replace('U', '').split(''))].join('');
   for (const f of [`${flags}u`, flags]) {
     try {
@@ -148,7 +160,8 @@ export function compileFilter(text: string | null, schema: FieldType | undefined
       // A regular expression can backtrack for long; the VM's timeout stops it.
       return runInNewContext('run()', { run }, { timeout: EVALUATION_LIMIT_MS }) as typeof items;
     } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw filterError('evaluating the expression took too long (simplify its regular expression)');
+      if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
+        throw filterError('evaluating the expression took too long (simplify its regular expression)');
       throw err;
     }
   };

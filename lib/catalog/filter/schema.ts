@@ -13,7 +13,15 @@ const weights: FieldType = { struct: { Passing: 'int', Warning: 'int' } };
 const serviceAddress: FieldType = { struct: { Address: 'string', Port: 'int' } };
 
 export const NODE: FieldType = {
-  struct: { ID: 'string', Node: 'string', Address: 'string', Datacenter: 'string', TaggedAddresses: stringMap, Meta: stringMap, ...indexes },
+  struct: {
+    ID: 'string',
+    Node: 'string',
+    Address: 'string',
+    Datacenter: 'string',
+    TaggedAddresses: stringMap,
+    Meta: stringMap,
+    ...indexes,
+  },
 };
 
 export const NODE_SERVICE: FieldType = {

@@ -29,7 +29,12 @@ export function replyResponse(reply: CatalogReply, pretty: boolean, headers: Rec
   if (reply.raw) {
     return new Response(new Uint8Array(reply.raw.bytes), {
       status,
-      headers: { ...headers, 'content-type': reply.raw.contentType, 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' },
+      headers: {
+        ...headers,
+        'content-type': reply.raw.contentType,
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': 'sandbox',
+      },
     });
   }
   if (reply.json === undefined) return new Response(null, { status, headers });

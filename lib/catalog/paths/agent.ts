@@ -14,5 +14,12 @@ async function members(ctx: CatalogCtx): Promise<CatalogReply> {
 }
 
 export const agentRoutes: CatalogRoute[] = [
-  { prefix: 'agent', pattern: 'members', help: 'Registered nodes as agent members.', fields: { filter: selectFields.filter, wan: f.string({ description: 'non-empty: the WAN members' }) }, methods: { GET: members }, filter: MEMBER },
+  {
+    prefix: 'agent',
+    pattern: 'members',
+    help: 'Registered nodes as agent members.',
+    fields: { filter: selectFields.filter, wan: f.string({ description: 'non-empty: the WAN members' }) },
+    methods: { GET: members },
+    filter: MEMBER,
+  },
 ];

@@ -54,7 +54,8 @@ export function readable<T>(items: T[], ok: (x: T) => boolean): { kept: T[]; fil
   return { kept, filtered: kept.length !== items.length };
 }
 
-export const serviceVisible = (access: CatalogAccess) => (s: ServiceRecord) => access.can('service', s.service, 'read') && access.can('node', s.node, 'read');
+export const serviceVisible = (access: CatalogAccess) => (s: ServiceRecord) =>
+  access.can('service', s.service, 'read') && access.can('node', s.node, 'read');
 
 /** The nodes of these instances, by name. */
 export async function nodesOf(ctx: CatalogCtx, instances: ServiceRecord[]): Promise<Map<string, NodeRecord | undefined>> {
@@ -115,14 +116,14 @@ const blockingFields = {
 /** `?node-meta` and `?filter`, for the OpenAPI document. */
 export const selectFields = {
   'node-meta': f.string({ description: 'key:value; only nodes with this metadata (repeatable)' }),
-  filter: f.string({ description: 'a filter expression in the reference catalog\'s grammar' }),
+  filter: f.string({ description: "a filter expression in the reference catalog's grammar" }),
 };
 
 const registerFields = {
   Node: f.string({ required: true, description: 'node name' }),
   Address: f.string({ description: 'node address (required unless SkipNodeUpdate)' }),
   ID: f.string({ description: 'node ID (a UUID)' }),
-  Datacenter: f.string({ description: 'must be this catalog\'s datacenter' }),
+  Datacenter: f.string({ description: "must be this catalog's datacenter" }),
   TaggedAddresses: f.map({ description: 'e.g. {"lan": "10.0.0.1", "wan": "198.51.100.1"}' }),
   NodeMeta: f.map({ description: 'node metadata' }),
   Service: f.any({ description: '{ID, Service, Tags, Address, TaggedAddresses, Meta, Port, EnableTagOverride}' }),
@@ -133,14 +134,26 @@ const registerFields = {
 
 const deregisterFields = {
   Node: f.string({ required: true, description: 'node name' }),
-  Datacenter: f.string({ description: 'must be this catalog\'s datacenter' }),
+  Datacenter: f.string({ description: "must be this catalog's datacenter" }),
   ServiceID: f.string({ description: 'remove only this service' }),
   CheckID: f.string({ description: 'remove only this check' }),
 };
 
 export const catalogRoutes: CatalogRoute[] = [
-  { prefix: 'catalog', pattern: 'register', help: 'Registers or updates a node, a service, checks.', fields: registerFields, methods: { PUT: register } },
-  { prefix: 'catalog', pattern: 'deregister', help: 'Removes a node (with its services and checks), a service or a check.', fields: deregisterFields, methods: { PUT: deregister } },
+  {
+    prefix: 'catalog',
+    pattern: 'register',
+    help: 'Registers or updates a node, a service, checks.',
+    fields: registerFields,
+    methods: { PUT: register },
+  },
+  {
+    prefix: 'catalog',
+    pattern: 'deregister',
+    help: 'Removes a node (with its services and checks), a service or a check.',
+    fields: deregisterFields,
+    methods: { PUT: deregister },
+  },
   {
     prefix: 'catalog',
     pattern: 'services',

@@ -13,7 +13,21 @@ import { checkServiceNodeShape, healthCheckShape } from '../shapes';
 import { nodesOf, readable, selectFields, serviceVisible } from './catalog';
 
 const STATES = ['any', 'passing', 'warning', 'critical', 'maintenance'];
-const BOOL: Record<string, boolean> = { '': true, '1': true, t: true, T: true, true: true, TRUE: true, True: true, '0': false, f: false, F: false, false: false, FALSE: false, False: false };
+const BOOL: Record<string, boolean> = {
+  '': true,
+  '1': true,
+  t: true,
+  T: true,
+  true: true,
+  TRUE: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  false: false,
+  FALSE: false,
+  False: false,
+};
 
 function passingOnly(q: URLSearchParams): boolean {
   const v = q.get('passing');
@@ -40,7 +54,9 @@ async function checksReply(ctx: CatalogCtx, all: CheckRecord[], nodeMeta: boolea
   const { kept, filtered } = readable(all, checkVisible(ctx));
   let selected = kept;
   if (nodeMeta) {
-    const nodes = new Map(await Promise.all([...new Set(kept.map((c) => c.node))].map(async (n) => [n, await ctx.catalog.node(n)] as const)));
+    const nodes = new Map(
+      await Promise.all([...new Set(kept.map((c) => c.node))].map(async (n) => [n, await ctx.catalog.node(n)] as const)),
+    );
     selected = kept.filter((c) => ctx.nodeMeta(nodes.get(c.node)?.meta ?? null));
   }
   const tags = await tagsOf(ctx, selected);
@@ -71,12 +87,17 @@ async function nodeHealth(ctx: CatalogCtx): Promise<CatalogReply> {
 
 async function serviceChecks(ctx: CatalogCtx): Promise<CatalogReply> {
   const name = checkName(ctx.params.name ?? '', 'service name');
-  return checksReply(ctx, (await ctx.catalog.allChecks()).filter((c) => c.serviceName === name), true);
+  return checksReply(
+    ctx,
+    (await ctx.catalog.allChecks()).filter((c) => c.serviceName === name),
+    true,
+  );
 }
 
 async function stateChecks(ctx: CatalogCtx): Promise<CatalogReply> {
   const state = ctx.params.state ?? '';
-  if (!STATES.includes(state)) throw new BadRequest(`Bad state: ${JSON.stringify(state.slice(0, 32))} (any, passing, warning, critical, maintenance)`);
+  if (!STATES.includes(state))
+    throw new BadRequest(`Bad state: ${JSON.stringify(state.slice(0, 32))} (any, passing, warning, critical, maintenance)`);
   const all = await ctx.catalog.allChecks();
   return checksReply(ctx, state === 'any' ? all : all.filter((c) => c.status === state), true);
 }
@@ -98,7 +119,7 @@ const route = (pattern: string, help: string, handler: CatalogRoute['methods']['
 });
 
 export const healthRoutes: CatalogRoute[] = [
-  route('service/:name', 'A service\'s instances with their node and checks (?passing, ?tag=, ?node-meta=, ?filter=).', serviceHealth, {
+  route('service/:name', "A service's instances with their node and checks (?passing, ?tag=, ?node-meta=, ?filter=).", serviceHealth, {
     filter: CHECK_SERVICE_NODE,
     fields: {
       name: f.pathParam(),
@@ -108,7 +129,14 @@ export const healthRoutes: CatalogRoute[] = [
       ...blockingFields,
     },
   }),
-  route('node/:name', 'The checks of a node (?filter=).', nodeHealth, { nodeMeta: false, fields: { name: f.pathParam(), filter: selectFields.filter, ...blockingFields } }),
-  route('checks/:name', 'The checks of a service (?node-meta=, ?filter=).', serviceChecks, { fields: { name: f.pathParam(), ...selectFields, ...blockingFields } }),
-  route('state/:state', 'Checks in a state: any, passing, warning, critical (?node-meta=, ?filter=).', stateChecks, { fields: { state: f.pathParam(), ...selectFields, ...blockingFields } }),
+  route('node/:name', 'The checks of a node (?filter=).', nodeHealth, {
+    nodeMeta: false,
+    fields: { name: f.pathParam(), filter: selectFields.filter, ...blockingFields },
+  }),
+  route('checks/:name', 'The checks of a service (?node-meta=, ?filter=).', serviceChecks, {
+    fields: { name: f.pathParam(), ...selectFields, ...blockingFields },
+  }),
+  route('state/:state', 'Checks in a state: any, passing, warning, critical (?node-meta=, ?filter=).', stateChecks, {
+    fields: { state: f.pathParam(), ...selectFields, ...blockingFields },
+  }),
 ];

@@ -92,5 +92,13 @@ const help = 'Key/value entries: GET reads (raw, keys, recurse), PUT writes the 
 
 export const kvRoutes: CatalogRoute[] = [
   { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true, putOnly: true },
-  { prefix: 'kv', pattern: '', help: `${help} The root, for recurse and keys.`, fields: queryFields, methods, blocking: true, putOnly: true },
+  {
+    prefix: 'kv',
+    pattern: '',
+    help: `${help} The root, for recurse and keys.`,
+    fields: queryFields,
+    methods,
+    blocking: true,
+    putOnly: true,
+  },
 ];

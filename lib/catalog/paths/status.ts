@@ -22,7 +22,19 @@ async function self(ctx: CatalogCtx): Promise<CatalogReply> {
       Config: { Datacenter: dc, PrimaryDatacenter: dc, NodeName: AGENT_NODE, NodeID: '', Revision: '', Server: true, Version: API_VERSION },
       DebugConfig: { Datacenter: dc, PrimaryDatacenter: dc, NodeName: AGENT_NODE, ServerMode: true, ACLsEnabled: ctx.settings.aclEnabled },
       Coord: null,
-      Member: { Name: AGENT_NODE, Addr: '127.0.0.1', Port: 8301, Tags: tags, Status: 1, ProtocolMin: 1, ProtocolMax: 5, ProtocolCur: 2, DelegateMin: 2, DelegateMax: 5, DelegateCur: 4 },
+      Member: {
+        Name: AGENT_NODE,
+        Addr: '127.0.0.1',
+        Port: 8301,
+        Tags: tags,
+        Status: 1,
+        ProtocolMin: 1,
+        ProtocolMax: 5,
+        ProtocolCur: 2,
+        DelegateMin: 2,
+        DelegateMax: 5,
+        DelegateCur: 4,
+      },
       Stats: {},
       Meta: {},
     },
@@ -33,8 +45,14 @@ const constant = (value: unknown) => async (): Promise<CatalogReply> => ({ json:
 
 export const statusRoutes: CatalogRoute[] = [
   { prefix: 'agent', pattern: 'self', help: 'This agent: its configuration and member entry.', fields: {}, methods: { GET: self } },
-  { prefix: 'status', pattern: 'leader', help: 'The leader\'s address (this service).', fields: {}, methods: { GET: constant(LEADER) } },
-  { prefix: 'status', pattern: 'peers', help: 'The servers\' addresses (this service alone).', fields: {}, methods: { GET: constant([LEADER]) } },
+  { prefix: 'status', pattern: 'leader', help: "The leader's address (this service).", fields: {}, methods: { GET: constant(LEADER) } },
+  {
+    prefix: 'status',
+    pattern: 'peers',
+    help: "The servers' addresses (this service alone).",
+    fields: {},
+    methods: { GET: constant([LEADER]) },
+  },
 ];
 
 /** `catalog/datacenters`: the one datacenter. */

@@ -14,7 +14,9 @@ const fields = {
   tenant_id: f.string({ description: 'Tenant id (or CLOUDA_TENANT_ID).' }),
   client_id: f.string({ description: 'OAuth2 client id (or CLOUDA_CLIENT_ID).' }),
   client_secret: f.string({ description: 'OAuth2 client secret (or CLOUDA_CLIENT_SECRET); never read back.' }),
-  environment: f.string({ description: 'The cloud: AzurePublicCloud (default), AzureUSGovernmentCloud, AzureChinaCloud, AzureGermanCloud.' }),
+  environment: f.string({
+    description: 'The cloud: AzurePublicCloud (default), AzureUSGovernmentCloud, AzureChinaCloud, AzureGermanCloud.',
+  }),
   password_policy: f.string({ description: 'Accepted for compatibility; the graph generates client secrets.' }),
   use_vendor_graph_api: f.bool({ description: 'Must be true: the older directory API is gone.' }),
   root_password_ttl: f.duration({ description: 'Validity of root passwords made by rotate-root (default 182d).' }),
@@ -26,7 +28,8 @@ function checkInput(d: Data): void {
     if (d[k] !== undefined && !ID.test(d[k])) throw new BadRequest(`field "${k}": expected an identifier (letters, digits, ".", "_", "-")`);
   }
   if (d.environment) cloudOf(d.environment);
-  if (d.use_vendor_graph_api === false) throw new BadRequest('use_vendor_graph_api=false is not supported: the older directory API was retired');
+  if (d.use_vendor_graph_api === false)
+    throw new BadRequest('use_vendor_graph_api=false is not supported: the older directory API was retired');
   if (d.client_secret !== undefined && d.client_secret.length > 1024) throw new BadRequest('client_secret is too long');
   if (d.password_policy !== undefined && d.password_policy.length > 128) throw new BadRequest('password_policy is too long');
 }

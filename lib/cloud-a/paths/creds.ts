@@ -20,7 +20,14 @@ export const credsPaths = (readEnv: EnvReader) => [
       read: async (req) => {
         const { name, role } = await requireRole(cloudARole, req, req.data.name);
         const settings = await effectiveSettings(req.deps, await cloudAStore(req.part).config(), readEnv);
-        const out = await issueCreds({ deps: req.deps, mount: req.mount, settings, roleName: name, role, owner: req.principal?.accessor ?? '' });
+        const out = await issueCreds({
+          deps: req.deps,
+          mount: req.mount,
+          settings,
+          roleName: name,
+          role,
+          owner: req.principal?.accessor ?? '',
+        });
         return {
           data: { client_id: out.clientId, client_secret: out.clientSecret },
           lease: { id: out.leaseId, duration: out.ttl, renewable: out.renewable },

@@ -12,8 +12,8 @@ const fields = {
   name: f.pathParam(),
   cloud_a_roles: f.any({ description: 'JSON array of {scope, role_name | role_id} to assign to each generated principal.' }),
   cloud_a_groups: f.any({ description: 'JSON array of {group_name | object_id} each generated principal joins.' }),
-  azure_roles: f.any({ description: 'The reference plugin\'s name for cloud_a_roles (an alias; give one of the two).' }),
-  azure_groups: f.any({ description: 'The reference plugin\'s name for cloud_a_groups (an alias; give one of the two).' }),
+  azure_roles: f.any({ description: "The reference plugin's name for cloud_a_roles (an alias; give one of the two)." }),
+  azure_groups: f.any({ description: "The reference plugin's name for cloud_a_groups (an alias; give one of the two)." }),
   application_object_id: f.string({ description: 'An existing application: creds add a password to it instead.' }),
   ttl: f.duration({ description: 'Default lease TTL.' }),
   max_ttl: f.duration({ description: 'Maximum lease TTL.' }),
@@ -24,7 +24,15 @@ type R = Req<typeof fields>;
 function roleData(r: Role) {
   const roles = r.cloudARoles.map((x) => ({ role_name: x.roleName, role_id: x.roleId, scope: x.scope }));
   const groups = r.cloudAGroups.map((g) => ({ group_name: g.groupName, object_id: g.objectId }));
-  return { ttl: r.ttl, max_ttl: r.maxTtl, cloud_a_roles: roles, cloud_a_groups: groups, azure_roles: roles, azure_groups: groups, application_object_id: r.applicationObjectId };
+  return {
+    ttl: r.ttl,
+    max_ttl: r.maxTtl,
+    cloud_a_roles: roles,
+    cloud_a_groups: groups,
+    azure_roles: roles,
+    azure_groups: groups,
+    application_object_id: r.applicationObjectId,
+  };
 }
 
 /** The value given under a field or its alias (never both): the name used, for messages, and the value. */
@@ -45,9 +53,11 @@ function merged(d: R['data'], cur: Role | undefined): Role {
     ttl: d.ttl ?? cur?.ttl ?? 0,
     maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
   };
-  if (role.applicationObjectId && !/^[A-Za-z0-9-]{1,64}$/.test(role.applicationObjectId)) throw new BadRequest('application_object_id is not an object id');
+  if (role.applicationObjectId && !/^[A-Za-z0-9-]{1,64}$/.test(role.applicationObjectId))
+    throw new BadRequest('application_object_id is not an object id');
   if (role.maxTtl && role.ttl > role.maxTtl) throw new BadRequest('ttl cannot be greater than max_ttl');
-  if (!role.applicationObjectId && role.cloudARoles.length === 0) throw new BadRequest('either application_object_id or cloud_a_roles must be provided');
+  if (!role.applicationObjectId && role.cloudARoles.length === 0)
+    throw new BadRequest('either application_object_id or cloud_a_roles must be provided');
   return role;
 }
 
@@ -62,7 +72,8 @@ async function write(req: R, readEnv: EnvReader) {
   if (role.applicationObjectId && (role.cloudARoles.length || role.cloudAGroups.length)) {
     warnings.push('cloud_a_roles and cloud_a_groups are ignored when application_object_id is set');
   }
-  if (role.ttl > req.mount.maxLeaseTtl) warnings.push(`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`);
+  if (role.ttl > req.mount.maxLeaseTtl)
+    warnings.push(`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`);
   return warnings.length ? { data: roleData(checked), warnings } : undefined;
 }
 

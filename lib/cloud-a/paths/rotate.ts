@@ -16,7 +16,11 @@ export const rotatePaths = (readEnv: EnvReader) => [
           data: { secret_id: r.keyId, end_date: r.endDate, display_name: r.displayName },
           ...(r.finalised
             ? {}
-            : { warnings: ['the new client secret is not accepted by the directory yet; the old one stays in use and is removed by the scheduled finalisation'] }),
+            : {
+                warnings: [
+                  'the new client secret is not accepted by the directory yet; the old one stays in use and is removed by the scheduled finalisation',
+                ],
+              }),
         };
       },
     },

@@ -27,7 +27,15 @@ export const credsPaths = (readEnv: EnvReader) => [
           throw toHttpError(e, 'reading instance metadata');
         });
         const displayName = (req.principal?.displayName || 'token').slice(0, 16);
-        const out = await issueCreds({ deps: req.deps, mount: req.mount, rpc: { endpoints, creds }, roleName: name, role, displayName, owner: req.principal?.accessor ?? '' });
+        const out = await issueCreds({
+          deps: req.deps,
+          mount: req.mount,
+          rpc: { endpoints, creds },
+          roleName: name,
+          role,
+          displayName,
+          owner: req.principal?.accessor ?? '',
+        });
         return flat({
           access_key: out.accessKey,
           secret_key: out.secretKey,

@@ -38,7 +38,8 @@ async function write(req: Req<typeof fields>) {
   const role: Role = {
     roleArn: d.role_arn ?? cur?.roleArn ?? '',
     remotePolicies: d.remote_policies !== undefined ? parseRemotePolicies(regroupRemote(d.remote_policies)) : (cur?.remotePolicies ?? []),
-    inlinePolicies: d.inline_policies !== undefined && d.inline_policies !== null ? parseInlinePolicies(d.inline_policies) : (cur?.inlinePolicies ?? []),
+    inlinePolicies:
+      d.inline_policies !== undefined && d.inline_policies !== null ? parseInlinePolicies(d.inline_policies) : (cur?.inlinePolicies ?? []),
     ttl: d.ttl ?? cur?.ttl ?? 0,
     maxTtl: d.max_ttl ?? cur?.maxTtl ?? 0,
   };
@@ -47,7 +48,8 @@ async function write(req: Req<typeof fields>) {
   if (role.roleArn && (role.ttl > 0 || role.maxTtl > 0)) {
     return flat({ warnings: ["role_arn is set: ttl and max_ttl only bound the STS token's duration (900s to 12h)"] });
   }
-  if (role.ttl > req.mount.maxLeaseTtl) return flat({ warnings: [`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`] });
+  if (role.ttl > req.mount.maxLeaseTtl)
+    return flat({ warnings: [`ttl of ${role.ttl} exceeds the mount's max ttl of ${req.mount.maxLeaseTtl}; the latter will be used`] });
   return undefined;
 }
 

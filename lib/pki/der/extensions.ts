@@ -4,7 +4,11 @@ import { bool, explicit, implicit, implicitConstructed, int, octets, oid, seq, t
 export const ext = (id: string, critical: boolean, value: Buffer): Buffer => seq(oid(id), critical ? bool(true) : undefined, octets(value));
 
 export function basicConstraints(ca: boolean, pathLen: number | undefined, critical = true): Buffer {
-  return ext('2.5.29.19', critical, seq(ca ? bool(true) : undefined, ca && pathLen !== undefined && pathLen >= 0 ? int(pathLen) : undefined));
+  return ext(
+    '2.5.29.19',
+    critical,
+    seq(ca ? bool(true) : undefined, ca && pathLen !== undefined && pathLen >= 0 ? int(pathLen) : undefined),
+  );
 }
 
 /** Key usage names in bit order (Go's x509.KeyUsage constants without the prefix). */
@@ -115,4 +119,3 @@ export function authorityInfoAccess(issuers: string[], ocsp: string[]): Buffer |
   ];
   return items.length ? ext('1.3.6.1.5.5.7.1.1', false, seq(...items)) : undefined;
 }
-

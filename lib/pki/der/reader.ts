@@ -35,7 +35,7 @@ export function expectTlv(t: Tlv | undefined, tag: number, what: string): Tlv {
 /** The elements of a constructed value, in order. */
 export function children(value: Buffer): Tlv[] {
   const out: Tlv[] = [];
-  for (let off = 0; off < value.length; ) {
+  for (let off = 0; off < value.length;) {
     const t = readTlv(value, off);
     out.push(t);
     off += t.raw.length;

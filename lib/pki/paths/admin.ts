@@ -51,7 +51,9 @@ export const adminPaths = [
     operations: {
       read: async (req) => {
         const c = await new PkiStore(req.deps, req.part).config('crl');
-        return { data: { expiry: `${c.expiry / 3600 >= 1 && c.expiry % 3600 === 0 ? `${c.expiry / 3600}h` : `${c.expiry}s`}`, disable: c.disable } };
+        return {
+          data: { expiry: `${c.expiry / 3600 >= 1 && c.expiry % 3600 === 0 ? `${c.expiry / 3600}h` : `${c.expiry}s`}`, disable: c.disable },
+        };
       },
       write: async (req) => {
         await new PkiStore(req.deps, req.part).writeConfig('crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
@@ -61,19 +63,31 @@ export const adminPaths = [
   }),
   definePath({
     pattern: 'config/urls',
-    fields: { issuing_certificates: f.list({ default: [] }), crl_distribution_points: f.list({ default: [] }), ocsp_servers: f.list({ default: [] }) },
+    fields: {
+      issuing_certificates: f.list({ default: [] }),
+      crl_distribution_points: f.list({ default: [] }),
+      ocsp_servers: f.list({ default: [] }),
+    },
     help: 'URLs put into issued certificates.',
     operations: {
       read: async (req) => {
         const u = await new PkiStore(req.deps, req.part).config('urls');
-        return { data: { issuing_certificates: u.issuingCertificates, crl_distribution_points: u.crlDistributionPoints, ocsp_servers: u.ocspServers } };
+        return {
+          data: {
+            issuing_certificates: u.issuingCertificates,
+            crl_distribution_points: u.crlDistributionPoints,
+            ocsp_servers: u.ocspServers,
+          },
+        };
       },
       write: async (req) => {
         const all = [...req.data.issuing_certificates, ...req.data.crl_distribution_points, ...req.data.ocsp_servers];
         const bad = all.find((u) => !URL.canParse(u) || u.length > 2048);
         if (bad !== undefined) throw new BadRequest(`invalid URL "${bad.slice(0, 80)}"`);
         await new PkiStore(req.deps, req.part).writeConfig('urls', {
-          issuingCertificates: req.data.issuing_certificates, crlDistributionPoints: req.data.crl_distribution_points, ocspServers: req.data.ocsp_servers,
+          issuingCertificates: req.data.issuing_certificates,
+          crlDistributionPoints: req.data.crl_distribution_points,
+          ocspServers: req.data.ocsp_servers,
         });
       },
     },
@@ -84,10 +98,17 @@ export const adminPaths = [
     help: 'Start removing expired certificates and revocations (asynchronous).',
     operations: {
       write: async (req) => {
-        const options = { tidyCertStore: req.data.tidy_cert_store, tidyRevokedCerts: req.data.tidy_revoked_certs, safetyBuffer: req.data.safety_buffer };
+        const options = {
+          tidyCertStore: req.data.tidy_cert_store,
+          tidyRevokedCerts: req.data.tidy_revoked_certs,
+          safetyBuffer: req.data.safety_buffer,
+        };
         if (!(await claimTidy(req.deps, req.part, options))) return { status: 202, warnings: ['Tidy operation already in progress.'] };
         runTidy(req.deps, req.part).catch((e: unknown) => logError('pki-tidy-fault', { mount: req.mount.path }, e));
-        return { status: 202, warnings: ['Tidy operation successfully started. Any information from the operation will be printed to the server log.'] };
+        return {
+          status: 202,
+          warnings: ['Tidy operation successfully started. Any information from the operation will be printed to the server log.'],
+        };
       },
     },
   }),
@@ -100,9 +121,16 @@ export const adminPaths = [
         const s = await tidyStatus(req.part);
         return {
           data: {
-            safety_buffer: s.safetyBuffer, tidy_cert_store: s.tidyCertStore, tidy_revoked_certs: s.tidyRevokedCerts, state: s.state, error: s.error,
-            time_started: s.timeStarted, time_finished: s.timeFinished, message: s.message,
-            cert_store_deleted_count: s.certStoreDeletedCount, revoked_cert_deleted_count: s.revokedCertDeletedCount,
+            safety_buffer: s.safetyBuffer,
+            tidy_cert_store: s.tidyCertStore,
+            tidy_revoked_certs: s.tidyRevokedCerts,
+            state: s.state,
+            error: s.error,
+            time_started: s.timeStarted,
+            time_finished: s.timeFinished,
+            message: s.message,
+            cert_store_deleted_count: s.certStoreDeletedCount,
+            revoked_cert_deleted_count: s.revokedCertDeletedCount,
           },
         };
       },
@@ -115,12 +143,23 @@ export const adminPaths = [
     operations: {
       read: async (req) => {
         const c = await new PkiStore(req.deps, req.part).config('auto-tidy');
-        return { data: { enabled: c.enabled, interval_duration: c.intervalDuration, tidy_cert_store: c.tidyCertStore, tidy_revoked_certs: c.tidyRevokedCerts, safety_buffer: c.safetyBuffer } };
+        return {
+          data: {
+            enabled: c.enabled,
+            interval_duration: c.intervalDuration,
+            tidy_cert_store: c.tidyCertStore,
+            tidy_revoked_certs: c.tidyRevokedCerts,
+            safety_buffer: c.safetyBuffer,
+          },
+        };
       },
       write: async (req) => {
         await new PkiStore(req.deps, req.part).writeConfig('auto-tidy', {
-          enabled: req.data.enabled, intervalDuration: Math.max(60, req.data.interval_duration), tidyCertStore: req.data.tidy_cert_store,
-          tidyRevokedCerts: req.data.tidy_revoked_certs, safetyBuffer: req.data.safety_buffer,
+          enabled: req.data.enabled,
+          intervalDuration: Math.max(60, req.data.interval_duration),
+          tidyCertStore: req.data.tidy_cert_store,
+          tidyRevokedCerts: req.data.tidy_revoked_certs,
+          safetyBuffer: req.data.safety_buffer,
         });
       },
     },

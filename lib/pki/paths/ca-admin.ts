@@ -28,7 +28,10 @@ export const caAdminPaths = [
       write: async (req) => {
         const type = checkType(req.data.exported);
         const out = await generateRoot(req.deps, req.part, caRequest(req.data), keyChoice(type, req.data), req.mount.maxLeaseTtl);
-        return { data: certificateData({ ...out, privateKeyFormat: req.data.private_key_format || 'der' }, req.data.format), ...(out.warnings.length ? { warnings: out.warnings } : {}) };
+        return {
+          data: certificateData({ ...out, privateKeyFormat: req.data.private_key_format || 'der' }, req.data.format),
+          ...(out.warnings.length ? { warnings: out.warnings } : {}),
+        };
       },
     },
   }),
@@ -44,7 +47,12 @@ export const caAdminPaths = [
         return {
           data: {
             csr: der ? out.csr.toString('base64') : toPem('CERTIFICATE REQUEST', out.csr),
-            ...(out.privateKey ? { private_key: privateKeyText(out.privateKey, req.data.private_key_format || 'der', der ? 'der' : 'pem'), private_key_type: out.privateKey.type } : {}),
+            ...(out.privateKey
+              ? {
+                  private_key: privateKeyText(out.privateKey, req.data.private_key_format || 'der', der ? 'der' : 'pem'),
+                  private_key_type: out.privateKey.type,
+                }
+              : {}),
           },
         };
       },
@@ -64,7 +72,11 @@ export const caAdminPaths = [
   }),
   definePath({
     pattern: 'root/sign-self-issued',
-    fields: { certificate: f.string({ required: true }), require_matching_certificate_algorithms: f.bool({ default: false }), ...formatFields },
+    fields: {
+      certificate: f.string({ required: true }),
+      require_matching_certificate_algorithms: f.bool({ default: false }),
+      ...formatFields,
+    },
     help: 'Re-sign a self-issued CA certificate with this CA.',
     sudo: ['write'],
     operations: {

@@ -26,8 +26,14 @@ async function respond(req: ReqContext, role: Role | undefined, out: LeafResult,
   if (role?.generateLease && out.stored) {
     const ttl = Math.max(1, Math.floor((out.notAfter - req.deps.now()) / 1000));
     const lease = await req.deps.leases.create({
-      mount: req.mount.path, engine: 'pki', path: `issue/${req.path.split('/')[1] ?? 'verbatim'}`,
-      ttl, maxTtl: ttl, renewable: false, revoke: { serial: colonSerial(out.serial) }, owner: req.principal?.accessor ?? '',
+      mount: req.mount.path,
+      engine: 'pki',
+      path: `issue/${req.path.split('/')[1] ?? 'verbatim'}`,
+      ttl,
+      maxTtl: ttl,
+      renewable: false,
+      revoke: { serial: colonSerial(out.serial) },
+      owner: req.principal?.accessor ?? '',
     });
     result.lease = { id: lease.lease_id, duration: ttl, renewable: false };
   }
@@ -35,7 +41,8 @@ async function respond(req: ReqContext, role: Role | undefined, out: LeafResult,
 }
 
 /** The named role, its identity templates filled in for the caller. */
-const callerRole = async (req: ReqContext, name: string): Promise<Role> => roleForCaller((await requireRole(pkiRole, req, name)).role, req.principal?.identity);
+const callerRole = async (req: ReqContext, name: string): Promise<Role> =>
+  roleForCaller((await requireRole(pkiRole, req, name)).role, req.principal?.identity);
 
 const mountLimits = (req: ReqContext) => ({ defaultLeaseTtl: req.mount.defaultLeaseTtl, maxLeaseTtl: req.mount.maxLeaseTtl });
 
@@ -52,10 +59,20 @@ const verbatimFields = {
 const verbatim = async (req: Req<typeof verbatimFields>, roleName: string | undefined) => {
   const role = roleName ? await callerRole(req, roleName) : undefined;
   const csr = parseCsr(csrFromPem(req.data.csr));
-  const out = await signVerbatim(req.deps, req.part, role, csr, {
-    ttl: req.data.ttl, notAfter: req.data.not_after || undefined,
-    keyUsage: req.data.key_usage, extKeyUsage: req.data.ext_key_usage, extKeyUsageOids: req.data.ext_key_usage_oids,
-  }, mountLimits(req));
+  const out = await signVerbatim(
+    req.deps,
+    req.part,
+    role,
+    csr,
+    {
+      ttl: req.data.ttl,
+      notAfter: req.data.not_after || undefined,
+      keyUsage: req.data.key_usage,
+      extKeyUsage: req.data.ext_key_usage,
+      extKeyUsageOids: req.data.ext_key_usage_oids,
+    },
+    mountLimits(req),
+  );
   return respond(req, role, out, req.data.format);
 };
 
@@ -67,7 +84,14 @@ export const issuePaths = [
     operations: {
       write: async (req) => {
         const role = await callerRole(req, req.data.name);
-        const out = await issueLeaf(req.deps, req.part, role, leafRequestOf(req.data), mountLimits(req), req.data.private_key_format || 'der');
+        const out = await issueLeaf(
+          req.deps,
+          req.part,
+          role,
+          leafRequestOf(req.data),
+          mountLimits(req),
+          req.data.private_key_format || 'der',
+        );
         return respond(req, role, out, req.data.format);
       },
     },

@@ -57,11 +57,60 @@ async function listKeys(req: ReqContext, prefix: string) {
 }
 
 export const readPaths = [
-  answersRaw(definePath({ pattern: 'ca', fields: {}, help: 'The CA certificate, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: pemDer(await caPem(req)), contentType: 'application/pkix-cert' } }) } }), 'application/pkix-cert'),
-  answersRaw(definePath({ pattern: 'ca/pem', fields: {}, help: 'The CA certificate, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await caPem(req), contentType: PEM } }) } }), PEM),
-  answersRaw(definePath({ pattern: 'ca_chain', fields: {}, help: 'The CA chain without the root, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: (await chain(req, false)).join('\n'), contentType: PEM } }) } }), PEM),
-  answersRaw(definePath({ pattern: 'crl', fields: {}, help: 'The CRL, DER.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, req.part), contentType: 'application/pkix-crl' } }) } }), 'application/pkix-crl'),
-  answersRaw(definePath({ pattern: 'crl/pem', fields: {}, help: 'The CRL, PEM.', unauthenticated: ['read'], operations: { read: async (req) => ({ raw: { body: toPem('X509 CRL', await currentCrl(req.deps, req.part)), contentType: 'application/x-pem-file' } }) } }), 'application/x-pem-file'),
+  answersRaw(
+    definePath({
+      pattern: 'ca',
+      fields: {},
+      help: 'The CA certificate, DER.',
+      unauthenticated: ['read'],
+      operations: { read: async (req) => ({ raw: { body: pemDer(await caPem(req)), contentType: 'application/pkix-cert' } }) },
+    }),
+    'application/pkix-cert',
+  ),
+  answersRaw(
+    definePath({
+      pattern: 'ca/pem',
+      fields: {},
+      help: 'The CA certificate, PEM.',
+      unauthenticated: ['read'],
+      operations: { read: async (req) => ({ raw: { body: await caPem(req), contentType: PEM } }) },
+    }),
+    PEM,
+  ),
+  answersRaw(
+    definePath({
+      pattern: 'ca_chain',
+      fields: {},
+      help: 'The CA chain without the root, PEM.',
+      unauthenticated: ['read'],
+      operations: { read: async (req) => ({ raw: { body: (await chain(req, false)).join('\n'), contentType: PEM } }) },
+    }),
+    PEM,
+  ),
+  answersRaw(
+    definePath({
+      pattern: 'crl',
+      fields: {},
+      help: 'The CRL, DER.',
+      unauthenticated: ['read'],
+      operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, req.part), contentType: 'application/pkix-crl' } }) },
+    }),
+    'application/pkix-crl',
+  ),
+  answersRaw(
+    definePath({
+      pattern: 'crl/pem',
+      fields: {},
+      help: 'The CRL, PEM.',
+      unauthenticated: ['read'],
+      operations: {
+        read: async (req) => ({
+          raw: { body: toPem('X509 CRL', await currentCrl(req.deps, req.part)), contentType: 'application/x-pem-file' },
+        }),
+      },
+    }),
+    'application/x-pem-file',
+  ),
   answersRaw(
     definePath({
       pattern: 'cert/:serial/raw/pem',
@@ -85,7 +134,8 @@ export const readPaths = [
         },
       },
     }),
-    'application/pkix-cert', 'application/pkix-crl',
+    'application/pkix-cert',
+    'application/pkix-crl',
   ),
   definePath({
     pattern: 'cert/:serial',

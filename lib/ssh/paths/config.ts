@@ -6,7 +6,7 @@ import { generateSshKey, importCaKey } from '../ca-key';
 import { checkName } from '../names';
 import { SshStore } from '../ssh-store';
 
-const NO_CA = 'keys haven\'t been configured yet';
+const NO_CA = "keys haven't been configured yet";
 
 export const configPaths = [
   definePath({
@@ -24,7 +24,8 @@ export const configPaths = [
         const d = req.data;
         const store = new SshStore(req.deps, req.part);
         const supplied = d.private_key !== '' || d.public_key !== '';
-        if (supplied && d.generate_signing_key === true) throw new BadRequest('public_key and private_key must not be set when generate_signing_key is true');
+        if (supplied && d.generate_signing_key === true)
+          throw new BadRequest('public_key and private_key must not be set when generate_signing_key is true');
         if (!supplied && d.generate_signing_key === false) throw new BadRequest('missing public_key and private_key');
         if (supplied) {
           if (!d.private_key) throw new BadRequest('missing private_key');

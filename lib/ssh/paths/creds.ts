@@ -17,7 +17,12 @@ const leaseOf = (l: LeaseRecord) => ({ id: l.lease_id, duration: l.expire_time -
 
 /** A lease, as the reference's core grants one: the role's max_ttl only lowers the mount's maximum. */
 function leaseTtls(role: Role, mount: MountRef) {
-  const { ttl, maxTtl } = grantTtl(LEASE, { roleTtl: role.ttl, roleMaxTtl: role.maxTtl, mountDefaultTtl: mount.defaultLeaseTtl, mountMaxTtl: mount.maxLeaseTtl });
+  const { ttl, maxTtl } = grantTtl(LEASE, {
+    roleTtl: role.ttl,
+    roleMaxTtl: role.maxTtl,
+    mountDefaultTtl: mount.defaultLeaseTtl,
+    mountMaxTtl: mount.maxLeaseTtl,
+  });
   return { ttl, maxTtl };
 }
 
@@ -38,7 +43,14 @@ export const credsPaths = [
         const zero = (await store.zeroAddressRoles()).includes(name);
         const ip = checkTargetIp(role, name, req.data.ip, zero);
         const username = targetUser(role, req.data.username);
-        const base = { mount: req.mount.path, roleName: name, ip, username, ...leaseTtls(role, req.mount), owner: req.principal?.accessor ?? '' };
+        const base = {
+          mount: req.mount.path,
+          roleName: name,
+          ip,
+          username,
+          ...leaseTtls(role, req.mount),
+          owner: req.principal?.accessor ?? '',
+        };
         if (role.keyType === 'otp') {
           const { otp, lease } = await issueOtp(store, req.deps.leases, base);
           return { data: { ip, key: otp, key_type: 'otp', port: role.port, username }, lease: leaseOf(lease) };

@@ -33,7 +33,10 @@ export const roleFields = {
   key_id_format: f.string({ default: '', description: 'Key id template: {{token_display_name}}, {{role_name}}, {{public_key_hash}}.' }),
   allowed_user_key_lengths: f.any({ description: 'Key types mapped to permitted sizes.' }),
   algorithm_signer: f.string({ default: 'default', description: 'ssh-rsa, rsa-sha2-256, rsa-sha2-512 or default.' }),
-  not_before_duration: f.duration({ default: DEFAULT_NOT_BEFORE_SECONDS, description: 'How far back certificates start (ValidAfter = now minus this); default 30s.' }),
+  not_before_duration: f.duration({
+    default: DEFAULT_NOT_BEFORE_SECONDS,
+    description: 'How far back certificates start (ValidAfter = now minus this); default 30s.',
+  }),
 };
 
 export type RoleFieldValues = FieldValues<typeof roleFields>;

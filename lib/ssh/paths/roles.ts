@@ -24,7 +24,7 @@ export const rolePaths = [
   definePath({
     pattern: 'roles',
     fields: {},
-    help: 'List the roles, with each role\'s key_type.',
+    help: "List the roles, with each role's key_type.",
     // GET answers the list too: python3-hvac lists with `?list=True`, which the HTTP layer reads as a plain GET.
     operations: { list: listRoles, read: listRoles },
   }),

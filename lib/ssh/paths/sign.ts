@@ -32,14 +32,30 @@ async function signing(req: NamedReq): Promise<Signing> {
   const { name, role } = await requireRole(sshRole, req, req.data.name);
   const ca = await new SshStore(req.deps, req.part).loadCa();
   if (!ca) throw new BadRequest('no CA key is configured on this mount (config/ca)');
-  const ctx = { roleName: name, displayName: req.principal?.displayName ?? '', identity: req.principal?.identity, mountDefaultTtl: req.mount.defaultLeaseTtl, mountMaxTtl: req.mount.maxLeaseTtl, nowMs: req.deps.now() };
+  const ctx = {
+    roleName: name,
+    displayName: req.principal?.displayName ?? '',
+    identity: req.principal?.identity,
+    mountDefaultTtl: req.mount.defaultLeaseTtl,
+    mountMaxTtl: req.mount.maxLeaseTtl,
+    nowMs: req.deps.now(),
+  };
   return { role, ca, ctx };
 }
 
 /** The answer of both: the certificate, extra data, and a (non-renewable, nothing to revoke) lease. */
 async function answer(req: NamedReq, op: 'sign' | 'issue', signed: Signed, extra: Record<string, string> = {}): Promise<Result> {
   const path = `${op}/${req.data.name}`;
-  const lease = await req.deps.leases.create({ mount: req.mount.path, engine: 'ssh', path, ttl: signed.ttl, maxTtl: signed.ttl, renewable: false, revoke: { kind: 'cert' }, owner: req.principal?.accessor ?? '' });
+  const lease = await req.deps.leases.create({
+    mount: req.mount.path,
+    engine: 'ssh',
+    path,
+    ttl: signed.ttl,
+    maxTtl: signed.ttl,
+    renewable: false,
+    revoke: { kind: 'cert' },
+    owner: req.principal?.accessor ?? '',
+  });
   return {
     data: { serial_number: signed.serialNumber, signed_key: signed.signedKey, ...extra },
     lease: { id: lease.lease_id, duration: signed.ttl, renewable: false },
@@ -55,7 +71,15 @@ export const signPaths = [
       write: async (req) => {
         const { role, ca, ctx } = await signing(req);
         const d = req.data;
-        const input = { publicKey: d.public_key, ttl: d.ttl, validPrincipals: d.valid_principals, certType: d.cert_type, keyId: d.key_id, criticalOptions: d.critical_options, extensions: d.extensions };
+        const input = {
+          publicKey: d.public_key,
+          ttl: d.ttl,
+          validPrincipals: d.valid_principals,
+          certType: d.cert_type,
+          keyId: d.key_id,
+          criticalOptions: d.critical_options,
+          extensions: d.extensions,
+        };
         return answer(req, 'sign', signKey(role, ca, input, ctx));
       },
     },
@@ -72,7 +96,16 @@ export const signPaths = [
       write: async (req) => {
         const { role, ca, ctx } = await signing(req);
         const d = req.data;
-        const input = { keyType: d.key_type, keyBits: d.key_bits, ttl: d.ttl, validPrincipals: d.valid_principals, certType: d.cert_type, keyId: d.key_id, criticalOptions: d.critical_options, extensions: d.extensions };
+        const input = {
+          keyType: d.key_type,
+          keyBits: d.key_bits,
+          ttl: d.ttl,
+          validPrincipals: d.valid_principals,
+          certType: d.cert_type,
+          keyId: d.key_id,
+          criticalOptions: d.critical_options,
+          extensions: d.extensions,
+        };
         const issued = await issueKey(role, ca, input, ctx);
         return answer(req, 'issue', issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
       },

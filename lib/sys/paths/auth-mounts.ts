@@ -54,7 +54,9 @@ function find(raw: string): Listed {
 }
 
 const asCode = async (): Promise<never> => {
-  throw new HttpError(405, ['auth methods are deployed as code (infra/mounts.json): they cannot be enabled, disabled or tuned through the API']);
+  throw new HttpError(405, [
+    'auth methods are deployed as code (infra/mounts.json): they cannot be enabled, disabled or tuned through the API',
+  ]);
 };
 
 const fields = { path: f.pathParam({ description: 'the auth mount path, e.g. approle' }) };
@@ -76,7 +78,15 @@ export const authMountPaths = [
     operations: {
       read: async (req) => {
         const m = find(req.data.path);
-        return withTopLevelData({ data: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, description: m.description, token_type: 'default-service' } });
+        return withTopLevelData({
+          data: {
+            default_lease_ttl: m.defaultLeaseTtl,
+            max_lease_ttl: m.maxLeaseTtl,
+            force_no_cache: false,
+            description: m.description,
+            token_type: 'default-service',
+          },
+        });
       },
       write: asCode,
     },

@@ -52,8 +52,10 @@ async function revokePrefix(req: Req<{ prefix: ReturnType<typeof f.pathParam> }>
   // Tokens are leases of auth/token/create[/<role>] to the reference: revoke those made there.
   if (prefix.startsWith('auth/')) await req.deps.tokens.revokeByPathPrefix(prefix);
   const { errors, unfinished, revoked } = await req.deps.leases.revokePrefix(prefix, force);
-  if (errors.length) throw new HttpError(502, [`failed to revoke ${errors.length} lease(s) under "${given}"; they will be retried`, ...errors.slice(0, 5)]);
-  if (unfinished) return { data: { revoked }, warnings: [`revoked ${revoked} lease(s); more remain under "${given}": call again to continue`] };
+  if (errors.length)
+    throw new HttpError(502, [`failed to revoke ${errors.length} lease(s) under "${given}"; they will be retried`, ...errors.slice(0, 5)]);
+  if (unfinished)
+    return { data: { revoked }, warnings: [`revoked ${revoked} lease(s); more remain under "${given}": call again to continue`] };
 }
 
 /** A prefix that is exactly a lease's id names that lease alone, as the reference takes it. */
@@ -73,9 +75,19 @@ const prefixField = { prefix: f.pathParam({ description: 'a lease id prefix' }) 
 function renewAndRevoke(renewPath: string, revokePath: string) {
   return [
     definePath({ pattern: renewPath, fields: renewFields, help: 'Renew a lease, up to its maximum.', operations: { write: renew } }),
-    definePath({ pattern: `${renewPath}/*url_lease_id`, fields: { ...renewFields, ...urlId }, help: 'Renew the lease named in the path.', operations: { write: renew } }),
+    definePath({
+      pattern: `${renewPath}/*url_lease_id`,
+      fields: { ...renewFields, ...urlId },
+      help: 'Renew the lease named in the path.',
+      operations: { write: renew },
+    }),
     definePath({ pattern: revokePath, fields: leaseId, help: 'Revoke a lease now: undo what it created.', operations: { write: revoke } }),
-    definePath({ pattern: `${revokePath}/*url_lease_id`, fields: { ...leaseId, ...urlId }, help: 'Revoke the lease named in the path.', operations: { write: revoke } }),
+    definePath({
+      pattern: `${revokePath}/*url_lease_id`,
+      fields: { ...leaseId, ...urlId },
+      help: 'Revoke the lease named in the path.',
+      operations: { write: revoke },
+    }),
   ];
 }
 
@@ -92,7 +104,7 @@ function prefixPaths(base: string) {
       pattern: `${base}revoke-force/*prefix`,
       fields: prefixField,
       sudo: ['write'],
-      help: "Revoke every lease under a prefix, deleting those whose engine fails to undo them (what they created may remain).",
+      help: 'Revoke every lease under a prefix, deleting those whose engine fails to undo them (what they created may remain).',
       operations: { write: (req) => revokePrefix(req, true) },
     }),
   ];

@@ -66,7 +66,14 @@ export const mountPaths = [
     operations: {
       read: async (req) => {
         const m = mountOf(req);
-        const data = { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, description: m.description, options: null, ...auditKeys(m) };
+        const data = {
+          default_lease_ttl: m.defaultLeaseTtl,
+          max_lease_ttl: m.maxLeaseTtl,
+          force_no_cache: false,
+          description: m.description,
+          options: null,
+          ...auditKeys(m),
+        };
         return withTopLevelData({ data });
       },
       write: deployed,

@@ -94,7 +94,9 @@ export const policyPaths = [
           data[p] = caps.length ? caps : ['deny'];
         }
         const first = data[paths[0]!];
-        return withTopLevelData({ data: { ...data, capabilities: paths.length === 1 ? first : [...new Set(Object.values(data).flat())].sort() } });
+        return withTopLevelData({
+          data: { ...data, capabilities: paths.length === 1 ? first : [...new Set(Object.values(data).flat())].sort() },
+        });
       },
     },
   }),

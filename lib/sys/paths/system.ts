@@ -80,4 +80,3 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: 
     ),
   ];
 }
-

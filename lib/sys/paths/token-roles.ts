@@ -8,7 +8,7 @@ import { roleData } from './token-shapes';
 
 const roleFields = {
   role_name: f.pathParam({ description: 'the role name' }),
-  allowed_policies: f.list({ description: 'policies tokens of this role may have; without it, the caller\'s' }),
+  allowed_policies: f.list({ description: "policies tokens of this role may have; without it, the caller's" }),
   disallowed_policies: f.list({ description: 'policies tokens of this role may never have' }),
   allowed_policies_glob: f.list({ description: 'as allowed_policies, with * globs' }),
   disallowed_policies_glob: f.list({ description: 'as disallowed_policies, with * globs' }),

@@ -14,7 +14,9 @@ describe('randomId', () => {
 
 describe('checkRoleName', () => {
   it.each(['web', 'a', 'web-1', 'my_role', 'a.b', '0'])('accepts %s', (n) => expect(checkRoleName(n)).toBe(n));
-  it.each(['', '-web', 'web-', '.a', 'a/b', 'a b', 'Web', 'WEB', 'x'.repeat(257)])('refuses %j', (n) => expect(() => checkRoleName(n)).toThrow(InvalidInput));
+  it.each(['', '-web', 'web-', '.a', 'a/b', 'a b', 'Web', 'WEB', 'x'.repeat(257)])('refuses %j', (n) =>
+    expect(() => checkRoleName(n)).toThrow(InvalidInput),
+  );
   it('says why an upper-case name is refused', () => expect(() => checkRoleName('Prod')).toThrow(/lower case/));
 });
 
@@ -36,7 +38,9 @@ describe('parseMetadata', () => {
     [{ team: 'blue' }, { team: 'blue' }],
   ])('parses %j', (raw, want) => expect(parseMetadata(raw)).toEqual(want));
 
-  it.each([['{"n":1}'], ['{not json'], ['novalue'], [42], [['a']], ['{"role_name":"x"}']])('refuses %j', (raw) => expect(() => parseMetadata(raw)).toThrow(InvalidInput));
+  it.each([['{"n":1}'], ['{not json'], ['novalue'], [42], [['a']], ['{"role_name":"x"}']])('refuses %j', (raw) =>
+    expect(() => parseMetadata(raw)).toThrow(InvalidInput),
+  );
 
   it('keeps __proto__ as a plain key', () => {
     const m = parseMetadata('{"__proto__":"x"}');

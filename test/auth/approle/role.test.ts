@@ -25,12 +25,16 @@ describe('applyRoleInput', () => {
   });
 
   it('dedupes and checks secret_id_bound_cidrs', () => {
-    expect(applyRoleInput(undefined, { secretIdBoundCidrs: ['10.0.0.0/8', ' 10.0.0.0/8', ''] }, token).secretIdBoundCidrs).toEqual(['10.0.0.0/8']);
+    expect(applyRoleInput(undefined, { secretIdBoundCidrs: ['10.0.0.0/8', ' 10.0.0.0/8', ''] }, token).secretIdBoundCidrs).toEqual([
+      '10.0.0.0/8',
+    ]);
     expect(() => applyRoleInput(undefined, { secretIdBoundCidrs: ['10.0.0.0/33'] }, token)).toThrow(/invalid CIDR block/);
   });
 
   it('needs a constraint: bind_secret_id, secret_id_bound_cidrs or token_bound_cidrs', () => {
-    expect(() => applyRoleInput(undefined, { bindSecretId: false }, token)).toThrow('at least one constraint should be enabled on the role');
+    expect(() => applyRoleInput(undefined, { bindSecretId: false }, token)).toThrow(
+      'at least one constraint should be enabled on the role',
+    );
     expect(applyRoleInput(undefined, { bindSecretId: false, secretIdBoundCidrs: ['10.0.0.0/8'] }, token).bindSecretId).toBe(false);
     expect(applyRoleInput(undefined, { bindSecretId: false }, { ...token, boundCidrs: ['10.0.0.0/8'] }).bindSecretId).toBe(false);
     const bound = applyRoleInput(undefined, { bindSecretId: false, secretIdBoundCidrs: ['10.0.0.0/8'] }, token);
@@ -45,7 +49,14 @@ describe('applyRoleInput', () => {
 
   it('reads back in the reference names', () => {
     const r = applyRoleInput(undefined, { secretIdTtl: 60 }, { ...token, policies: ['p'], ttl: 300 });
-    expect(roleData(r)).toMatchObject({ bind_secret_id: true, secret_id_ttl: 60, secret_id_num_uses: 0, local_secret_ids: false, token_policies: ['p'], token_ttl: 300 });
+    expect(roleData(r)).toMatchObject({
+      bind_secret_id: true,
+      secret_id_ttl: 60,
+      secret_id_num_uses: 0,
+      local_secret_ids: false,
+      token_policies: ['p'],
+      token_ttl: 300,
+    });
     expect(roleData(r)).not.toHaveProperty('role_id');
   });
 });

@@ -49,7 +49,10 @@ describe('secret ids', () => {
     const { store: s } = await createTestStore();
     const wrapper = new LocalKeyWrapper(randomBytes(32));
     // Five "processes": each its own Store object (so its own key cache) over the one table.
-    const stores = Array.from({ length: 5 }, () => new ApproleStore({ store: { partition: (n) => s.partition(n) }, sealer: new Sealer(wrapper) }, s.partition('auth/approle')));
+    const stores = Array.from(
+      { length: 5 },
+      () => new ApproleStore({ store: { partition: (n) => s.partition(n) }, sealer: new Sealer(wrapper) }, s.partition('auth/approle')),
+    );
     const macs = await Promise.all(stores.map((x) => x.hmac('secret-id', 'x')));
     expect(new Set(macs).size).toBe(1);
     expect((await s.partition('auth/approle').list('config/')).items).toHaveLength(1);

@@ -3,20 +3,44 @@ import { bindingMatches, canonicalArn, checkBinding, fullArn, parseIamArn } from
 
 describe('parseIamArn', () => {
   it('reads users, with and without a path, and assumed roles', () => {
-    expect(parseIamArn('arn:aws:iam::123456789012:user/alice')).toEqual({ partition: 'aws', account: '123456789012', type: 'user', path: '', friendlyName: 'alice', sessionName: '' });
-    expect(parseIamArn('arn:aws-cn:iam::123456789012:user/ops/eu/bob')).toMatchObject({ partition: 'aws-cn', path: 'ops/eu', friendlyName: 'bob' });
-    expect(parseIamArn('arn:aws:sts::123456789012:assumed-role/app/i-0abc')).toMatchObject({ type: 'assumed-role', friendlyName: 'app', sessionName: 'i-0abc', path: '' });
+    expect(parseIamArn('arn:aws:iam::123456789012:user/alice')).toEqual({
+      partition: 'aws',
+      account: '123456789012',
+      type: 'user',
+      path: '',
+      friendlyName: 'alice',
+      sessionName: '',
+    });
+    expect(parseIamArn('arn:aws-cn:iam::123456789012:user/ops/eu/bob')).toMatchObject({
+      partition: 'aws-cn',
+      path: 'ops/eu',
+      friendlyName: 'bob',
+    });
+    expect(parseIamArn('arn:aws:sts::123456789012:assumed-role/app/i-0abc')).toMatchObject({
+      type: 'assumed-role',
+      friendlyName: 'app',
+      sessionName: 'i-0abc',
+      path: '',
+    });
   });
 
   it('refuses what is not a user or assumed-role ARN', () => {
-    for (const arn of ['arn:aws:iam::123456789012:root', 'arn:aws:sts::123456789012:federated-user/bob', 'arn:aws:s3:::bucket/x', 'arn:aws:iam::12345:user/x', 'aws:iam::123456789012:user/x', 'arn:aws:sts::123456789012:assumed-role/app', 'arn:aws:iam::123456789012:user/']) {
+    for (const arn of [
+      'arn:aws:iam::123456789012:root',
+      'arn:aws:sts::123456789012:federated-user/bob',
+      'arn:aws:s3:::bucket/x',
+      'arn:aws:iam::12345:user/x',
+      'aws:iam::123456789012:user/x',
+      'arn:aws:sts::123456789012:assumed-role/app',
+      'arn:aws:iam::123456789012:user/',
+    ]) {
       expect(() => parseIamArn(arn), arn).toThrow(/unrecognized/);
     }
   });
 });
 
 describe('canonical and full ARNs', () => {
-  it('maps an assumed role to its role (no path can be recovered) and keeps a user\'s path only in the full ARN', () => {
+  it("maps an assumed role to its role (no path can be recovered) and keeps a user's path only in the full ARN", () => {
     const role = parseIamArn('arn:aws:sts::123456789012:assumed-role/app/s1');
     expect(canonicalArn(role)).toBe('arn:aws:iam::123456789012:role/app');
     expect(fullArn(role)).toBe('arn:aws:iam::123456789012:role/app');

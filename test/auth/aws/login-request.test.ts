@@ -11,7 +11,16 @@ function input(o: { method?: string; url?: string; body?: string; headers?: unkn
     method: o.method ?? 'POST',
     url: b64(o.url ?? 'https://sts.amazonaws.com/'),
     body: b64(o.body ?? 'Action=GetCallerIdentity&Version=2011-06-15'),
-    headers: o.headers ?? b64(JSON.stringify({ 'Content-Type': ['application/x-www-form-urlencoded'], Host: ['sts.amazonaws.com'], 'X-Amz-Date': ['20240101T000000Z'], Authorization: [auth()] })),
+    headers:
+      o.headers ??
+      b64(
+        JSON.stringify({
+          'Content-Type': ['application/x-www-form-urlencoded'],
+          Host: ['sts.amazonaws.com'],
+          'X-Amz-Date': ['20240101T000000Z'],
+          Authorization: [auth()],
+        }),
+      ),
   };
 }
 
@@ -31,7 +40,9 @@ describe('checkLoginRequest', () => {
 
   it('fills a missing Host header from the URL, which is never a destination', () => {
     const headers = { Authorization: auth('host;x-amz-date'), 'X-Amz-Date': '20240101T000000Z' };
-    expect(checkLoginRequest(input({ url: 'https://sts.us-east-1.amazonaws.com/', headers }), rules).headers.host).toEqual(['sts.us-east-1.amazonaws.com']);
+    expect(checkLoginRequest(input({ url: 'https://sts.us-east-1.amazonaws.com/', headers }), rules).headers.host).toEqual([
+      'sts.us-east-1.amazonaws.com',
+    ]);
   });
 
   const refusals: [string, Parameters<typeof input>[0], RegExp][] = [
@@ -50,10 +61,18 @@ describe('checkLoginRequest', () => {
     ['a header name with a space', { headers: b64('{"Bad Name":"x"}') }, /not a valid header name/],
     ['two Host headers', { headers: { Host: ['a', 'b'], Authorization: auth() } }, /more than one Host/],
     ['no Authorization', { headers: { Host: 'sts.amazonaws.com' } }, /exactly one Authorization/],
-    ['another service', { headers: { Host: 'sts.amazonaws.com', Authorization: auth(undefined, 'AK/20240101/us-east-1/iam/aws4_request') } }, /another service than sts/],
+    [
+      'another service',
+      { headers: { Host: 'sts.amazonaws.com', Authorization: auth(undefined, 'AK/20240101/us-east-1/iam/aws4_request') } },
+      /another service than sts/,
+    ],
     ['host unsigned', { headers: { Host: 'sts.amazonaws.com', Authorization: auth('x-amz-date') } }, /Host header is not signed/],
     ['a wrong Content-Length', { headers: { Host: 'sts.amazonaws.com', 'Content-Length': '99', Authorization: auth() } }, /Content-Length/],
-    ['a connection header', { headers: { Host: 'sts.amazonaws.com', Connection: 'keep-alive', Authorization: auth() } }, /connection headers: connection/],
+    [
+      'a connection header',
+      { headers: { Host: 'sts.amazonaws.com', Connection: 'keep-alive', Authorization: auth() } },
+      /connection headers: connection/,
+    ],
   ];
   for (const [what, o, message] of refusals) {
     it(`refuses ${what}`, () => {
@@ -62,12 +81,15 @@ describe('checkLoginRequest', () => {
   }
 
   it('refuses fields that are not strict base64', () => {
-    expect(() => checkLoginRequest({ ...input(), url: 'aHR0cHM6Ly9zdHMuYW1hem9uYXdzLmNvbS8' }, rules)).toThrow(/base64 decode iam_request_url/);
+    expect(() => checkLoginRequest({ ...input(), url: 'aHR0cHM6Ly9zdHMuYW1hem9uYXdzLmNvbS8' }, rules)).toThrow(
+      /base64 decode iam_request_url/,
+    );
     expect(() => checkLoginRequest({ ...input(), body: 'QWN0aW9u PUdldA==' }, rules)).toThrow(/base64 decode iam_request_body/);
   });
 
   it('checks the server-id header: present, equal, signed', () => {
-    const with_ = (value: string, signed: string) => input({ headers: { Host: 'sts.amazonaws.com', 'X-Vault-AWS-IAM-Server-ID': value, Authorization: auth(signed) } });
+    const with_ = (value: string, signed: string) =>
+      input({ headers: { Host: 'sts.amazonaws.com', 'X-Vault-AWS-IAM-Server-ID': value, Authorization: auth(signed) } });
     const r = { ...rules, serverIdHeaderValue: 'vault.example.com' };
     expect(() => checkLoginRequest(input(), r)).toThrow(/missing header/);
     expect(() => checkLoginRequest(with_('other', 'host;x-vault-aws-iam-server-id'), r)).toThrow(/not the one this server requires/);

@@ -15,7 +15,9 @@ describe('applyRoleInput', () => {
 
   it('refuses ec2, unique-id resolution and a role without a binding', () => {
     expect(() => applyRoleInput(undefined, { authType: 'ec2', boundIamPrincipalArn: [ARN] }, NO_TOKEN_SETTINGS)).toThrow(/only iam/);
-    expect(() => applyRoleInput(undefined, { resolveAwsUniqueIds: true, boundIamPrincipalArn: [ARN] }, NO_TOKEN_SETTINGS)).toThrow(/must be false/);
+    expect(() => applyRoleInput(undefined, { resolveAwsUniqueIds: true, boundIamPrincipalArn: [ARN] }, NO_TOKEN_SETTINGS)).toThrow(
+      /must be false/,
+    );
     expect(() => applyRoleInput(undefined, {}, NO_TOKEN_SETTINGS)).toThrow(/at least one/);
     expect(() => applyRoleInput(undefined, { boundIamPrincipalArn: [] }, NO_TOKEN_SETTINGS)).toThrow(/at least one/);
     expect(applyRoleInput(undefined, { resolveAwsUniqueIds: false, boundIamPrincipalArn: [ARN] }, NO_TOKEN_SETTINGS).authType).toBe('iam');
@@ -23,15 +25,21 @@ describe('applyRoleInput', () => {
 });
 
 describe('roleName', () => {
-  it('lower-cases, and takes IAM\'s name characters only', () => {
+  it("lower-cases, and takes IAM's name characters only", () => {
     expect(roleName('App.Server@Prod')).toBe('app.server@prod');
     for (const bad of ['', 'a/b', 'a b', 'x'.repeat(129)]) expect(() => roleName(bad), bad).toThrow();
   });
 });
 
 describe('roleView', () => {
-  it('reads back the reference\'s fields, the EC2 ones empty', () => {
+  it("reads back the reference's fields, the EC2 ones empty", () => {
     const view = roleView(applyRoleInput(undefined, { boundIamPrincipalArn: [ARN] }, NO_TOKEN_SETTINGS));
-    expect(view).toMatchObject({ auth_type: 'iam', bound_iam_principal_arn: [ARN], resolve_aws_unique_ids: false, bound_ami_id: [], inferred_entity_type: '' });
+    expect(view).toMatchObject({
+      auth_type: 'iam',
+      bound_iam_principal_arn: [ARN],
+      resolve_aws_unique_ids: false,
+      bound_ami_id: [],
+      inferred_entity_type: '',
+    });
   });
 });

@@ -27,7 +27,10 @@ afterAll(async () => {
 
 const checked = (creds = sts.addUser('u').credentials, o = {}) => {
   const b = signedLogin(creds, o);
-  return checkLoginRequest({ method: 'POST', url: b.iam_request_url ?? '', body: b.iam_request_body ?? '', headers: b.iam_request_headers }, { stsRegion: 'us-east-1', serverIdHeaderValue: '' });
+  return checkLoginRequest(
+    { method: 'POST', url: b.iam_request_url ?? '', body: b.iam_request_body ?? '', headers: b.iam_request_headers },
+    { stsRegion: 'us-east-1', serverIdHeaderValue: '' },
+  );
 };
 
 describe('callerIdentity', () => {
@@ -40,7 +43,10 @@ describe('callerIdentity', () => {
 
   it('answers an STS refusal as invalid input naming only the code, and an STS fault as unreachable', async () => {
     const req = checked();
-    sts.inject({ status: 403, body: '<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code><Message>The Canonical String for this request should have been secret-stuff</Message></Error></ErrorResponse>' });
+    sts.inject({
+      status: 403,
+      body: '<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code><Message>The Canonical String for this request should have been secret-stuff</Message></Error></ErrorResponse>',
+    });
     const e = await callerIdentity(sts.endpoint, req).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(InvalidInput);
     expect((e as Error).message).toBe('error making upstream request: STS answered 403 SignatureDoesNotMatch');
@@ -71,13 +77,20 @@ describe('callerIdentity', () => {
 
 describe('parseCallerIdentity', () => {
   it('reads the result, entities decoded', () => {
-    const xml = '<?xml version="1.0"?><GetCallerIdentityResponse xmlns="x"><GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/a&amp;b</Arn><UserId>AIDA1</UserId><Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>';
+    const xml =
+      '<?xml version="1.0"?><GetCallerIdentityResponse xmlns="x"><GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/a&amp;b</Arn><UserId>AIDA1</UserId><Account>123456789012</Account></GetCallerIdentityResult></GetCallerIdentityResponse>';
     expect(parseCallerIdentity(xml)).toEqual({ arn: 'arn:aws:iam::123456789012:user/a&b', userId: 'AIDA1', account: '123456789012' });
   });
 
   it('refuses other documents, missing or repeated fields', () => {
-    const wrap = (inner: string) => `<GetCallerIdentityResponse><GetCallerIdentityResult>${inner}</GetCallerIdentityResult></GetCallerIdentityResponse>`;
-    for (const xml of ['<html/>', wrap('<Arn>a</Arn><UserId>u</UserId>'), wrap('<Arn>a</Arn><Arn>b</Arn><UserId>u</UserId><Account>1</Account>'), '<Other><GetCallerIdentityResponse><GetCallerIdentityResult><Arn>a</Arn><UserId>u</UserId><Account>1</Account></GetCallerIdentityResult></GetCallerIdentityResponse></Other>']) {
+    const wrap = (inner: string) =>
+      `<GetCallerIdentityResponse><GetCallerIdentityResult>${inner}</GetCallerIdentityResult></GetCallerIdentityResponse>`;
+    for (const xml of [
+      '<html/>',
+      wrap('<Arn>a</Arn><UserId>u</UserId>'),
+      wrap('<Arn>a</Arn><Arn>b</Arn><UserId>u</UserId><Account>1</Account>'),
+      '<Other><GetCallerIdentityResponse><GetCallerIdentityResult><Arn>a</Arn><UserId>u</UserId><Account>1</Account></GetCallerIdentityResult></GetCallerIdentityResponse></Other>',
+    ]) {
       expect(() => parseCallerIdentity(xml), xml).toThrow(StsUnreachable);
     }
   });

@@ -76,7 +76,14 @@ describe('user claim and metadata', () => {
     expect(() => userName(eks, 'groups', false)).toThrow('could not be converted to string');
   });
   it('maps claims and pointers to metadata keys, leaving out absent ones', () => {
-    expect(mappedMetadata(eks, { '/kubernetes.io/namespace': 'namespace', '/kubernetes.io/serviceaccount/name': 'service_account', missing: 'x', run: 'run' })).toEqual({
+    expect(
+      mappedMetadata(eks, {
+        '/kubernetes.io/namespace': 'namespace',
+        '/kubernetes.io/serviceaccount/name': 'service_account',
+        missing: 'x',
+        run: 'run',
+      }),
+    ).toEqual({
       namespace: 'payments',
       service_account: 'api',
       run: '42',

@@ -3,7 +3,10 @@ import { checkExpected, type Expected } from '../../../lib/auth/jwt/expected';
 
 const NOW = 1_800_000_000;
 const base: Expected = { issuer: '', subject: '', audiences: [], clockSkewLeeway: 60, expirationLeeway: 150, notBeforeLeeway: 150 };
-const check = (claims: Record<string, unknown>, e: Partial<Expected> = {}) => () => checkExpected(claims, { ...base, ...e }, NOW);
+const check =
+  (claims: Record<string, unknown>, e: Partial<Expected> = {}) =>
+  () =>
+    checkExpected(claims, { ...base, ...e }, NOW);
 
 describe('registered claims (the reference validator)', () => {
   it('accepts a token valid now', () => {

@@ -47,7 +47,9 @@ describe('a JWKS URL', () => {
     try {
       await expect(v.verify(await stranger.sign(claims), ['RS256'])).rejects.toThrow(/no key of the key set matches/);
       // Same kid as a real key, another key's signature.
-      await expect(v.verify(await stranger.sign(claims, { header: { kid: gh.keys[0]!.kid } }), ['RS256'])).rejects.toThrow('failed to verify');
+      await expect(v.verify(await stranger.sign(claims, { header: { kid: gh.keys[0]!.kid } }), ['RS256'])).rejects.toThrow(
+        'failed to verify',
+      );
     } finally {
       await stranger.close();
     }
@@ -64,7 +66,8 @@ describe('a JWKS URL', () => {
       expect(iss.fetches.jwks).toBe(1);
       const rotated = await iss.addKey();
       await expect(v.verify(await iss.sign(claims, { key: rotated }), ['RS256'])).rejects.toThrow(/no key of the key set matches/);
-      for (let i = 0; i < 5; i++) await expect(v.verify(await iss.sign(claims, { header: { kid: `made-up-${i}` } }), ['RS256'])).rejects.toThrow();
+      for (let i = 0; i < 5; i++)
+        await expect(v.verify(await iss.sign(claims, { header: { kid: `made-up-${i}` } }), ['RS256'])).rejects.toThrow();
       expect(iss.fetches.jwks).toBe(1);
 
       const eager = createVerifier({ kind: 'jwks', url: iss.jwksUrl, ca: '' }, { cooldownMs: 0 });
@@ -94,7 +97,9 @@ describe('a JWKS URL', () => {
   it('trusts jwks_ca_pem for an https issuer, and refuses it without', async () => {
     const token = await tls.sign(claims);
     expect(await createVerifier({ kind: 'jwks', url: tls.jwksUrl, ca: tls.ca }).verify(token, ['RS256'])).toEqual(claims);
-    await expect(createVerifier({ kind: 'jwks', url: tls.jwksUrl, ca: '' }).verify(token, ['RS256'])).rejects.toThrow(/could not be fetched/);
+    await expect(createVerifier({ kind: 'jwks', url: tls.jwksUrl, ca: '' }).verify(token, ['RS256'])).rejects.toThrow(
+      /could not be fetched/,
+    );
   });
 });
 
@@ -108,7 +113,9 @@ describe('OIDC discovery', () => {
   it('refuses a discovery document whose issuer is not the URL', async () => {
     const liar = await startIssuer({ claimedIssuer: 'https://token.actions.githubusercontent.com' });
     try {
-      await expect(createVerifier({ kind: 'discovery', url: liar.issuer, ca: '' }).check()).rejects.toThrow('does not match oidc_discovery_url');
+      await expect(createVerifier({ kind: 'discovery', url: liar.issuer, ca: '' }).check()).rejects.toThrow(
+        'does not match oidc_discovery_url',
+      );
     } finally {
       await liar.close();
     }

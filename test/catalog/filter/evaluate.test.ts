@@ -9,9 +9,25 @@ import { SERVICE_NODE, CHECK_SERVICE_NODE } from '../../../lib/catalog/filter/sc
 import { HttpError } from '../../../lib/errors';
 
 const SN = [
-  { Node: 'n1', ServiceName: 'web', ServiceTags: ['blue', 'v1'], ServicePort: 80, ServiceMeta: { version: '1', 'my-key': 'x' }, NodeMeta: { env: 'prod' }, ServiceEnableTagOverride: true },
+  {
+    Node: 'n1',
+    ServiceName: 'web',
+    ServiceTags: ['blue', 'v1'],
+    ServicePort: 80,
+    ServiceMeta: { version: '1', 'my-key': 'x' },
+    NodeMeta: { env: 'prod' },
+    ServiceEnableTagOverride: true,
+  },
   { Node: 'n2', ServiceName: 'web', ServiceTags: [], ServicePort: 8080, ServiceMeta: {}, NodeMeta: null, ServiceEnableTagOverride: false },
-  { Node: 'db-1', ServiceName: 'db', ServiceTags: ['green'], ServicePort: 5432, ServiceMeta: { version: '2' }, NodeMeta: { env: 'dev' }, ServiceEnableTagOverride: false },
+  {
+    Node: 'db-1',
+    ServiceName: 'db',
+    ServiceTags: ['green'],
+    ServicePort: 5432,
+    ServiceMeta: { version: '2' },
+    NodeMeta: { env: 'dev' },
+    ServiceEnableTagOverride: false,
+  },
 ];
 const nodesOf = (expr: string, items: unknown[] = SN, schema = SERVICE_NODE) =>
   compileFilter(expr, schema, 'test')(items).map((x) => (x as { Node: string | { Node: string } }).Node);

@@ -15,5 +15,7 @@ describe('blocking parameters', () => {
     ['index=7&wait=100ms', { index: 7, waitMs: 1000 }],
     ['index=7&wait=', { index: 7, waitMs: MAX_WAIT_MS }],
   ])('%j -> %j', (s, want) => expect(blockingParams(q(s))).toEqual(want));
-  it.each(['index=x', 'index=-3', 'index=3&wait=soon', 'index=3&wait=-5s'])('refuses %j', (s) => expect(() => blockingParams(q(s))).toThrow(/Invalid/));
+  it.each(['index=x', 'index=-3', 'index=3&wait=soon', 'index=3&wait=-5s'])('refuses %j', (s) =>
+    expect(() => blockingParams(q(s))).toThrow(/Invalid/),
+  );
 });

@@ -96,7 +96,8 @@ describe('audit coverage', () => {
       const path = `/v1${fill(op.path)}${op.list ? '?list=true' : ''}`;
       // A token that revokes itself is a child of root made for the call.
       const token = /revoke-self$/.test(op.path)
-        ? (await record('child', s.call('POST', '/v1/auth/token/create', { token: s.root, body: { policies: ['root'] } }))).json!.auth.client_token
+        ? (await record('child', s.call('POST', '/v1/auth/token/create', { token: s.root, body: { policies: ['root'] } }))).json!.auth
+            .client_token
         : s.root;
       const isKv = op.path.startsWith('/kv/');
       const body = op.method === 'POST' || op.method === 'PUT' ? (isKv ? { raw: 'coverage value' } : { body: {} }) : {};
@@ -112,7 +113,10 @@ describe('audit coverage', () => {
     await record('bad encoding', s.call('GET', '/v1/sys/%zz', { token: s.root }));
     await record('method not allowed', s.call('PATCH', '/v1/sys/health'));
     await record('HEAD', s.call('HEAD', '/v1/sys/health'));
-    await record('malformed json', s.call('POST', '/v1/auth/token/create', { token: s.root, raw: '{not json', headers: { 'content-type': 'application/json' } }));
+    await record(
+      'malformed json',
+      s.call('POST', '/v1/auth/token/create', { token: s.root, raw: '{not json', headers: { 'content-type': 'application/json' } }),
+    );
     await record('wrapped', s.call('POST', '/v1/auth/token/create', { token: s.root, body: {}, headers: { 'x-vault-wrap-ttl': '60' } }));
     await record('off /v1', s.call('GET', '/ui/', {}));
 

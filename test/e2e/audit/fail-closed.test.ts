@@ -70,6 +70,11 @@ describe('audit fail closed', () => {
     // And the recreated file records again.
     const ok = await s.call('POST', '/v1/pki/roles/x', { token: s.root, body: { allow_any_name: true } });
     expect(ok.status).toBe(200);
-    expect(s.records().filter((r) => r.request.id === ok.id).map((r) => r.type)).toEqual(['request', 'response']);
+    expect(
+      s
+        .records()
+        .filter((r) => r.request.id === ok.id)
+        .map((r) => r.type),
+    ).toEqual(['request', 'response']);
   });
 });

@@ -59,7 +59,13 @@ async function invoke(name: string, events: unknown[]): Promise<{ replies: Reply
   expect(fn, name).toBeDefined();
   const file = await bundle(name, fn!, join(dir, 'out'));
   const results = join(dir, `${name}-results.json`);
-  const childEnv: NodeJS.ProcessEnv = { ...env, LOG_LEVEL: 'info', AWS_LAMBDA_FUNCTION_NAME: `latchkey-dev-${name}`, LK_EVENTS: JSON.stringify(events), LK_RESULTS: results };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...env,
+    LOG_LEVEL: 'info',
+    AWS_LAMBDA_FUNCTION_NAME: `latchkey-dev-${name}`,
+    LK_EVENTS: JSON.stringify(events),
+    LK_RESULTS: results,
+  };
   delete childEnv.AUDIT_DEVICES;
   const stdout = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [runner, pathToFileURL(file).href], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -102,7 +108,10 @@ function expectRecorded(replies: Reply[], lines: Line[]) {
 describe('the packaged handlers audit to standard output', () => {
   it('sys: a health check and a token create, one request and one response record each, the tokens hashed', async () => {
     const withRoot = { headers: { 'x-vault-token': root } };
-    const { replies, stdout } = await invoke('sys', [httpEvent('GET', '/v1/sys/health'), httpEvent('POST', '/v1/auth/token/create', { ...withRoot, body: { policies: ['default'] } })]);
+    const { replies, stdout } = await invoke('sys', [
+      httpEvent('GET', '/v1/sys/health'),
+      httpEvent('POST', '/v1/auth/token/create', { ...withRoot, body: { policies: ['default'] } }),
+    ]);
     expect(replies.map((r) => r.statusCode)).toEqual([200, 200]);
     const lines = linesOf(stdout);
     expectRecorded(replies, lines);

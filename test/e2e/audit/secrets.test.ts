@@ -81,7 +81,10 @@ describe('audit secrets', () => {
     keep('wrapping token', wrapped.json!.wrap_info.token);
     const unwrapped = await ok('POST', 'sys/wrapping/unwrap', { token: wrapped.json!.wrap_info.token, body: {} });
     keep('unwrapped token', unwrapped.json!.auth.client_token);
-    const wrap = await ok('POST', 'sys/wrapping/wrap', { body: { password: 'wrapped-password-7f3a9c' }, headers: { 'x-vault-wrap-ttl': '5m' } });
+    const wrap = await ok('POST', 'sys/wrapping/wrap', {
+      body: { password: 'wrapped-password-7f3a9c' },
+      headers: { 'x-vault-wrap-ttl': '5m' },
+    });
     keep('wrapped value', 'wrapped-password-7f3a9c');
     keep('wrap token', wrap.json!.wrap_info.token);
     const rewrapped = await ok('POST', 'sys/wrapping/unwrap', { body: { token: wrap.json!.wrap_info.token } });
@@ -124,8 +127,20 @@ describe('audit secrets', () => {
     const text = readFileSync(auditFile, 'utf8');
     const records = readRecords(auditFile);
     expect(records.length).toBeGreaterThan(40);
-    for (const path of ['auth/approle/login', 'pki/issue/leased', 'ssh/issue/users', 'ssh/creds/otp', 'cloud-a/creds/dyn', 'cloud-b/creds/ops', 'kv/app/db-password', 'sys/wrapping/unwrap']) {
-      expect(records.filter((r) => r.request.path === path).map((r) => r.type), path).toEqual(expect.arrayContaining(['request', 'response']));
+    for (const path of [
+      'auth/approle/login',
+      'pki/issue/leased',
+      'ssh/issue/users',
+      'ssh/creds/otp',
+      'cloud-a/creds/dyn',
+      'cloud-b/creds/ops',
+      'kv/app/db-password',
+      'sys/wrapping/unwrap',
+    ]) {
+      expect(
+        records.filter((r) => r.request.path === path).map((r) => r.type),
+        path,
+      ).toEqual(expect.arrayContaining(['request', 'response']));
     }
     expect(secrets.filter((s) => text.includes(s.value)).map((s) => s.what)).toEqual([]);
   });
@@ -141,7 +156,9 @@ describe('audit secrets', () => {
     expect(records.every((rec) => rec.auth?.client_token === undefined || rec.auth.client_token.startsWith('hmac-sha256:'))).toBe(true);
     // And the hash of a value sent finds its request.
     const sentHash = (await ok('POST', 'sys/audit-hash/file', { body: { input: 'wrapped-password-7f3a9c' } })).json!.data.hash;
-    expect(records.some((rec) => rec.type === 'request' && rec.request.path === 'sys/wrapping/wrap' && rec.request.data?.password === sentHash)).toBe(true);
+    expect(
+      records.some((rec) => rec.type === 'request' && rec.request.path === 'sys/wrapping/wrap' && rec.request.data?.password === sentHash),
+    ).toBe(true);
     const unknown = await call(b.svc.app, 'POST', '/v1/sys/audit-hash/syslog', { token: b.svc.root, body: { input: 'x' } });
     expect(unknown.status).toBe(404);
   });

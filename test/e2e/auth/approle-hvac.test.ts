@@ -36,15 +36,29 @@ describe('python3-hvac: auth/approle', () => {
   it('generates a secret id with metadata and cidr_list; looks it up by value and accessor; lists accessors', () => {
     expect(out.generated).toMatchObject({ secret_id: '<secret>', secret_id_ttl: 3600, secret_id_num_uses: 0 });
     expect(out.generated.secret_id_accessor).toMatch(/^[0-9a-f-]{36}$/);
-    expect(out.lookup).toMatchObject({ secret_id_accessor: out.generated.secret_id_accessor, metadata: { team: 'blue' }, cidr_list: ['127.0.0.1/32'], secret_id_ttl: 3600 });
+    expect(out.lookup).toMatchObject({
+      secret_id_accessor: out.generated.secret_id_accessor,
+      metadata: { team: 'blue' },
+      cidr_list: ['127.0.0.1/32'],
+      secret_id_ttl: 3600,
+    });
     expect(out.accessor_lookup.secret_id_accessor).toBe(out.generated.secret_id_accessor);
     expect(out.accessors).toEqual([out.generated.secret_id_accessor]);
   });
 
   it('auth.approle.login gives a token the client uses: its policy, meta role_name, display name approle', () => {
-    expect(out.auth).toMatchObject({ client_token: '<token>', policies: ['approle-reader', 'default'], lease_duration: 600, metadata: { role_name: 'hvac-role', team: 'blue' } });
+    expect(out.auth).toMatchObject({
+      client_token: '<token>',
+      policies: ['approle-reader', 'default'],
+      lease_duration: 600,
+      metadata: { role_name: 'hvac-role', team: 'blue' },
+    });
     expect(out.client_uses_token).toBe(true);
-    expect(out.lookup_self).toMatchObject({ display_name: 'approle', meta: { role_name: 'hvac-role', team: 'blue' }, path: 'auth/approle/login' });
+    expect(out.lookup_self).toMatchObject({
+      display_name: 'approle',
+      meta: { role_name: 'hvac-role', team: 'blue' },
+      path: 'auth/approle/login',
+    });
     expect(out.allowed_read).toBe(true);
     expect(out.forbidden_write).toMatchObject({ error: 'Forbidden' });
   });
@@ -98,9 +112,15 @@ describe('node-vault: auth/approle', () => {
     expect(looked.data).toMatchObject({ secret_id_accessor: secret.data.secret_id_accessor, metadata: { via: 'node-vault' } });
     const app = nodeVault({ endpoint: server.url });
     const login: Json = await app.approleLogin({ role_id: roleId, secret_id: secretId });
-    expect(login.auth).toMatchObject({ policies: ['default', 'nv'], lease_duration: 900, metadata: { role_name: 'nv-role', via: 'node-vault' } });
+    expect(login.auth).toMatchObject({
+      policies: ['default', 'nv'],
+      lease_duration: 900,
+      metadata: { role_name: 'nv-role', via: 'node-vault' },
+    });
     expect(app.token).toBe(login.auth.client_token);
     expect(((await app.tokenLookupSelf()) as Json).data).toMatchObject({ display_name: 'approle', meta: { role_name: 'nv-role' } });
-    await expect(nodeVault({ endpoint: server.url }).approleLogin({ role_id: roleId, secret_id: 'wrong' })).rejects.toThrow(/invalid role or secret ID/);
+    await expect(nodeVault({ endpoint: server.url }).approleLogin({ role_id: roleId, secret_id: 'wrong' })).rejects.toThrow(
+      /invalid role or secret ID/,
+    );
   });
 });

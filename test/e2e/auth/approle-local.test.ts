@@ -36,7 +36,9 @@ async function secretId(role: string, body: Record<string, unknown> = {}): Promi
 
 /** Fires `n` logins at once; answers the statuses. */
 async function race(roleId: string, secret: string, n: number): Promise<number[]> {
-  const all = await Promise.all(Array.from({ length: n }, () => req('POST', 'auth/approle/login', { role_id: roleId, secret_id: secret }, undefined)));
+  const all = await Promise.all(
+    Array.from({ length: n }, () => req('POST', 'auth/approle/login', { role_id: roleId, secret_id: secret }, undefined)),
+  );
   for (const r of all) if (r.status !== 200) expect(r.json!.errors).toEqual(['invalid role or secret ID']);
   return all.map((r) => r.status);
 }

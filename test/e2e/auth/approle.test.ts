@@ -38,7 +38,8 @@ async function secret(name: string, body: Record<string, unknown> = {}) {
   return r.json!.data as { secret_id: string; secret_id_accessor: string; secret_id_ttl: number; secret_id_num_uses: number };
 }
 
-const login = (role_id: string, secret_id?: string) => api('POST', 'login', { role_id, ...(secret_id !== undefined ? { secret_id } : {}) }, '');
+const login = (role_id: string, secret_id?: string) =>
+  api('POST', 'login', { role_id, ...(secret_id !== undefined ? { secret_id } : {}) }, '');
 
 beforeAll(async () => {
   svc = await createTestService({ now: () => clock });
@@ -65,7 +66,11 @@ describe('approle: roles', () => {
     });
     expect((await api('LIST', 'role')).json!.data.keys).toContain('web');
     expect((await api('POST', 'role/web', { secret_id_num_uses: 3 })).status).toBe(204);
-    expect((await api('GET', 'role/web')).json!.data).toMatchObject({ secret_id_num_uses: 3, secret_id_ttl: 600, token_policies: ['a', 'b'] });
+    expect((await api('GET', 'role/web')).json!.data).toMatchObject({
+      secret_id_num_uses: 3,
+      secret_id_ttl: 600,
+      token_policies: ['a', 'b'],
+    });
     expect((await api('GET', 'role/web/role-id')).json!.data.role_id).toBe(roleId);
     expect((await api('DELETE', 'role/web')).status).toBe(204);
     expect((await api('GET', 'role/web')).status).toBe(404);
@@ -130,9 +135,18 @@ describe('approle: secret ids and login', () => {
     expect(s).toMatchObject({ secret_id_ttl: 0, secret_id_num_uses: 0 });
     const r = await login(roleId, s.secret_id);
     expect(r.status, r.text).toBe(200);
-    expect(r.json!.auth).toMatchObject({ policies: ['default', 'reader'], lease_duration: 1200, metadata: { role_name: 'app', team: 'blue' }, orphan: true });
+    expect(r.json!.auth).toMatchObject({
+      policies: ['default', 'reader'],
+      lease_duration: 1200,
+      metadata: { role_name: 'app', team: 'blue' },
+      orphan: true,
+    });
     const self = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: r.json!.auth.client_token });
-    expect(self.json!.data).toMatchObject({ display_name: 'approle', meta: { role_name: 'app', team: 'blue' }, path: 'auth/approle/login' });
+    expect(self.json!.data).toMatchObject({
+      display_name: 'approle',
+      meta: { role_name: 'app', team: 'blue' },
+      path: 'auth/approle/login',
+    });
   });
 
   it('looks up, lists, and destroys secret ids by value and by accessor', async () => {
@@ -140,7 +154,13 @@ describe('approle: secret ids and login', () => {
     const a = await secret('life', { metadata: '{"k":"v"}', num_uses: 5, ttl: 300 });
     const b = await secret('life');
     const look = await api('POST', 'role/life/secret-id/lookup', { secret_id: a.secret_id });
-    expect(look.json!.data).toMatchObject({ secret_id_accessor: a.secret_id_accessor, secret_id_num_uses: 5, secret_id_ttl: 300, metadata: { k: 'v' }, cidr_list: [] });
+    expect(look.json!.data).toMatchObject({
+      secret_id_accessor: a.secret_id_accessor,
+      secret_id_num_uses: 5,
+      secret_id_ttl: 300,
+      metadata: { k: 'v' },
+      cidr_list: [],
+    });
     const byAcc = await api('POST', 'role/life/secret-id-accessor/lookup', { secret_id_accessor: b.secret_id_accessor });
     expect(byAcc.json!.data.secret_id_accessor).toBe(b.secret_id_accessor);
     expect((await api('LIST', 'role/life/secret-id')).json!.data.keys.sort()).toEqual([a.secret_id_accessor, b.secret_id_accessor].sort());

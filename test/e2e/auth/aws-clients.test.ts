@@ -131,14 +131,32 @@ describe('python3-hvac', () => {
       authenticated: true,
       read_own_policy: true,
       read_other_policy: 'forbidden',
-      metadata: { auth_type: 'iam', account_id: '123456789012', canonical_arn: 'arn:aws:iam::123456789012:role/app-server', client_arn: 'arn:aws:sts::123456789012:assumed-role/app-server/worker-1' },
+      metadata: {
+        auth_type: 'iam',
+        account_id: '123456789012',
+        canonical_arn: 'arn:aws:iam::123456789012:role/app-server',
+        client_arn: 'arn:aws:sts::123456789012:assumed-role/app-server/worker-1',
+      },
     });
     expect(out.assumed_role.meta).toEqual(out.assumed_role.metadata);
-    expect(out.user).toMatchObject({ display_name: 'aws-ci', metadata: { canonical_arn: 'arn:aws:iam::123456789012:user/ci' }, read_own_policy: true });
+    expect(out.user).toMatchObject({
+      display_name: 'aws-ci',
+      metadata: { canonical_arn: 'arn:aws:iam::123456789012:user/ci' },
+      read_own_policy: true,
+    });
 
-    expect(out.no_header).toEqual({ error: 'InvalidRequest', messages: ['error validating X-Vault-AWS-IAM-Server-ID header: missing header "X-Vault-AWS-IAM-Server-ID"'] });
-    expect(out.wrong_secret).toEqual({ error: 'InvalidRequest', messages: ['error making upstream request: STS answered 403 SignatureDoesNotMatch'] });
-    expect(out.unbound).toEqual({ error: 'InvalidRequest', messages: ['IAM Principal "arn:aws:iam::123456789012:user/intruder" does not belong to the role "app-server"'] });
+    expect(out.no_header).toEqual({
+      error: 'InvalidRequest',
+      messages: ['error validating X-Vault-AWS-IAM-Server-ID header: missing header "X-Vault-AWS-IAM-Server-ID"'],
+    });
+    expect(out.wrong_secret).toEqual({
+      error: 'InvalidRequest',
+      messages: ['error making upstream request: STS answered 403 SignatureDoesNotMatch'],
+    });
+    expect(out.unbound).toEqual({
+      error: 'InvalidRequest',
+      messages: ['IAM Principal "arn:aws:iam::123456789012:user/intruder" does not belong to the role "app-server"'],
+    });
     // hvac signed for sts.amazonaws.com; every login reached the fake with that Host header.
     expect(sts.calls.filter((c) => c.status === 200).every((c) => c.host === 'sts.amazonaws.com')).toBe(true);
   });
@@ -146,8 +164,17 @@ describe('python3-hvac', () => {
 
 describe('the official AWS SDK for JavaScript', () => {
   beforeAll(async () => {
-    expect((await api('POST', 'auth/aws/config/client', { sts_endpoint: sts.endpoint, iam_server_id_header_value: HEADER })).status).toBe(204);
-    expect((await api('POST', 'auth/aws/role/lambda', { bound_iam_principal_arn: 'arn:aws:iam::123456789012:role/fn-*', token_policies: 'default' })).status).toBe(204);
+    expect((await api('POST', 'auth/aws/config/client', { sts_endpoint: sts.endpoint, iam_server_id_header_value: HEADER })).status).toBe(
+      204,
+    );
+    expect(
+      (
+        await api('POST', 'auth/aws/role/lambda', {
+          bound_iam_principal_arn: 'arn:aws:iam::123456789012:role/fn-*',
+          token_policies: 'default',
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it('logs in with a request its STS client signed (a Lambda execution role), and the token works', async () => {
@@ -159,7 +186,10 @@ describe('the official AWS SDK for JavaScript', () => {
     sts.calls.length = 0;
     const r = await sdkLogin(credentials, 'lambda', HEADER);
     expect(r.status, r.text).toBe(200);
-    expect(r.json!.auth.metadata).toMatchObject({ canonical_arn: 'arn:aws:iam::123456789012:role/fn-orders', client_arn: 'arn:aws:sts::123456789012:assumed-role/fn-orders/orders-handler' });
+    expect(r.json!.auth.metadata).toMatchObject({
+      canonical_arn: 'arn:aws:iam::123456789012:role/fn-orders',
+      client_arn: 'arn:aws:sts::123456789012:assumed-role/fn-orders/orders-handler',
+    });
     expect(sts.calls).toEqual([expect.objectContaining({ action: 'GetCallerIdentity', host: 'sts.amazonaws.com', status: 200 })]);
     const self = await api('GET', 'auth/token/lookup-self', undefined, r.json!.auth.client_token as string);
     expect(self.json!.data).toMatchObject({ display_name: 'aws-fn-orders', path: 'auth/aws/login', policies: ['default'] });

@@ -25,7 +25,12 @@ beforeAll(async () => {
   const tokens = {
     GH_JWT: await gh.sign(githubActionsClaims(gh.issuer, { aud: 'sts.amazonaws.com' })),
     GH_JWT_TAG: await gh.sign(githubActionsClaims(gh.issuer, { aud: 'sts.amazonaws.com', ref: 'refs/tags/v1.0.0' })),
-    GH_JWT_EXPIRED: await gh.sign({ ...githubActionsClaims(gh.issuer, { aud: 'sts.amazonaws.com' }), iat: t - 3600, nbf: t - 3600, exp: t - 1800 }),
+    GH_JWT_EXPIRED: await gh.sign({
+      ...githubActionsClaims(gh.issuer, { aud: 'sts.amazonaws.com' }),
+      iat: t - 3600,
+      nbf: t - 3600,
+      exp: t - 1800,
+    }),
     EKS_JWT: await eks.sign(eksServiceAccountClaims(eks.issuer)),
     EKS_JWT_OTHER: await eks.sign(eksServiceAccountClaims(eks.issuer, { serviceAccount: 'batch' })),
   };
@@ -53,7 +58,13 @@ afterAll(async () => {
 describe('python3-hvac: auth/jwt', () => {
   it('configures the mount and a role, reads them back and lists', () => {
     expect(out.config).toMatchObject({ oidc_discovery_url: gh.issuer, bound_issuer: gh.issuer });
-    expect(out.role).toMatchObject({ role_type: 'jwt', user_claim: 'sub', bound_claims_type: 'glob', token_policies: ['ci-read'], token_ttl: 900 });
+    expect(out.role).toMatchObject({
+      role_type: 'jwt',
+      user_claim: 'sub',
+      bound_claims_type: 'glob',
+      token_policies: ['ci-read'],
+      token_ttl: 900,
+    });
     expect(out.roles).toEqual(['deploy']);
   });
 
@@ -62,10 +73,20 @@ describe('python3-hvac: auth/jwt', () => {
       client_token: '<token>',
       policies: ['ci-read', 'default'],
       lease_duration: 900,
-      metadata: { role: 'deploy', repository: 'octo-org/octo-repo', ref: 'refs/heads/main', workflow: 'example-workflow', run_id: '1234567890' },
+      metadata: {
+        role: 'deploy',
+        repository: 'octo-org/octo-repo',
+        ref: 'refs/heads/main',
+        workflow: 'example-workflow',
+        run_id: '1234567890',
+      },
     });
     expect(out.gh_authenticated).toBe(true);
-    expect(out.gh_self).toMatchObject({ display_name: 'jwt-repo:octo-org/octo-repo:ref:refs/heads/main', path: 'auth/jwt/login', orphan: true });
+    expect(out.gh_self).toMatchObject({
+      display_name: 'jwt-repo:octo-org/octo-repo:ref:refs/heads/main',
+      path: 'auth/jwt/login',
+      orphan: true,
+    });
     expect(out.gh_use).toEqual({ ok: 'ci-read' });
   });
 
@@ -75,7 +96,10 @@ describe('python3-hvac: auth/jwt', () => {
   });
 
   it('a pod on EKS logs in with its service-account token; nested claims become metadata', () => {
-    expect(out.eks_login).toMatchObject({ metadata: { role: 'payments-api', namespace: 'payments', service_account: 'api' }, policies: ['ci-read', 'default'] });
+    expect(out.eks_login).toMatchObject({
+      metadata: { role: 'payments-api', namespace: 'payments', service_account: 'api' },
+      policies: ['ci-read', 'default'],
+    });
     expect(out.eks_use).toEqual({ ok: 'ci-read' });
     expect(out.eks_other_sa).toMatchObject({ error: 'InvalidRequest', message: expect.stringMatching(/invalid subject \(sub\) claim/) });
   });

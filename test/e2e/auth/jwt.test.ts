@@ -16,7 +16,8 @@ let svc: TestService;
 let gh: FakeIssuer;
 let eks: FakeIssuer;
 
-const root = (method: string, path: string, body?: unknown) => call(svc.app, method, `/v1/auth/${path}`, { token: svc.root, ...(body !== undefined ? { body } : {}) });
+const root = (method: string, path: string, body?: unknown) =>
+  call(svc.app, method, `/v1/auth/${path}`, { token: svc.root, ...(body !== undefined ? { body } : {}) });
 const login = (mount: string, body: unknown) => call(svc.app, 'POST', `/v1/auth/${mount}/login`, { body });
 
 const GH_ROLE = {
@@ -34,7 +35,10 @@ beforeAll(async () => {
   svc = await createTestService();
   gh = await startIssuer({ jwksPath: '/.well-known/jwks' });
   eks = await startIssuer({ issuerPath: '/id/EXAMPLED539D4633E53DE1B71EXAMPLE', jwksPath: '/keys' });
-  await call(svc.app, 'PUT', '/v1/sys/policy/deployer', { token: svc.root, body: { policy: JSON.stringify({ path: { 'sys/policy/deployer': { capabilities: ['read'] } } }) } });
+  await call(svc.app, 'PUT', '/v1/sys/policy/deployer', {
+    token: svc.root,
+    body: { policy: JSON.stringify({ path: { 'sys/policy/deployer': { capabilities: ['read'] } } }) },
+  });
   // The default mount "jwt" stands for GitHub Actions (discovery); EKS is served by static-key config in its own tests.
   expect((await root('POST', 'jwt/config', { oidc_discovery_url: gh.issuer, bound_issuer: gh.issuer })).status).toBe(204);
   expect((await root('POST', 'jwt/role/deploy', GH_ROLE)).status).toBe(204);
@@ -52,7 +56,13 @@ afterEach(() => {
 describe('config', () => {
   it('reads back what was written', async () => {
     const r = await root('GET', 'jwt/config');
-    expect(r.json!.data).toMatchObject({ oidc_discovery_url: gh.issuer, bound_issuer: gh.issuer, jwks_url: '', jwt_validation_pubkeys: [], jwt_supported_algs: [] });
+    expect(r.json!.data).toMatchObject({
+      oidc_discovery_url: gh.issuer,
+      bound_issuer: gh.issuer,
+      jwks_url: '',
+      jwt_validation_pubkeys: [],
+      jwt_supported_algs: [],
+    });
   });
 
   it('needs exactly one key source', async () => {
@@ -64,15 +74,26 @@ describe('config', () => {
   });
 
   it('refuses the fields it does not implement, naming them', async () => {
-    const r = await root('POST', 'jwt/config', { oidc_discovery_url: gh.issuer, oidc_client_id: 'app', oidc_client_secret: 's3cr3t-value', provider_config: { provider: 'azure' } });
+    const r = await root('POST', 'jwt/config', {
+      oidc_discovery_url: gh.issuer,
+      oidc_client_id: 'app',
+      oidc_client_secret: 's3cr3t-value',
+      provider_config: { provider: 'azure' },
+    });
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/oidc_client_id, oidc_client_secret, provider_config/);
     expect(r.text).not.toContain('s3cr3t-value');
-    expect((await root('POST', 'jwt/config', { oidc_discovery_url: gh.issuer, namespace_in_state: false })).json!.errors[0]).toMatch(/namespace_in_state/);
+    expect((await root('POST', 'jwt/config', { oidc_discovery_url: gh.issuer, namespace_in_state: false })).json!.errors[0]).toMatch(
+      /namespace_in_state/,
+    );
   });
 
   it('validates PEM keys, CA certificates and algorithms at write time', async () => {
-    const bad = await root('POST', 'jwt/config', { jwt_validation_pubkeys: ['-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAsecretish\n-----END PUBLIC KEY-----'] });
+    const bad = await root('POST', 'jwt/config', {
+      jwt_validation_pubkeys: [
+        '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAsecretish\n-----END PUBLIC KEY-----',
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.json!.errors[0]).toMatch(/error parsing public key/);
     expect(bad.text).not.toContain('secretish');
@@ -133,10 +154,15 @@ describe('roles', () => {
     const oidc = await root('POST', 'jwt/role/web', { role_type: 'oidc', user_claim: 'sub', bound_subject: 'x' });
     expect(oidc.status).toBe(400);
     expect(oidc.json!.errors[0]).toMatch(/role_type 'oidc' is not supported/);
-    expect((await root('POST', 'jwt/role/web', { user_claim: 'sub', bound_subject: 'x', allowed_redirect_uris: 'https://x/cb' })).json!.errors[0]).toMatch(/allowed_redirect_uris/);
+    expect(
+      (await root('POST', 'jwt/role/web', { user_claim: 'sub', bound_subject: 'x', allowed_redirect_uris: 'https://x/cb' })).json!
+        .errors[0],
+    ).toMatch(/allowed_redirect_uris/);
     expect((await root('POST', 'jwt/role/web', { bound_subject: 'x' })).json!.errors[0]).toMatch(/a user claim must be defined/);
     expect((await root('POST', 'jwt/role/web', { user_claim: 'sub' })).json!.errors[0]).toMatch(/at least one bound constraint/);
-    expect((await root('POST', 'jwt/role/web', { user_claim: 'sub', bound_subject: 'x', claim_mappings: { sub: 'role' } })).json!.errors[0]).toMatch(/reserved/);
+    expect(
+      (await root('POST', 'jwt/role/web', { user_claim: 'sub', bound_subject: 'x', claim_mappings: { sub: 'role' } })).json!.errors[0],
+    ).toMatch(/reserved/);
     expect((await root('POST', 'jwt/role/web', { user_claim: 'sub', bound_claims_type: 'glob', bound_claims: { a: 1 } })).status).toBe(400);
     expect((await root('POST', 'jwt/role/web', { user_claim: 'sub', bound_subject: 'x', clock_skew_leeway: 'soon' })).status).toBe(400);
     expect((await root('GET', 'jwt/role/web')).status).toBe(404);
@@ -154,11 +180,22 @@ describe('login with a GitHub Actions token', () => {
       lease_duration: 600,
       renewable: true,
       orphan: true,
-      metadata: { role: 'deploy', repository: 'octo-org/octo-repo', ref: 'refs/heads/main', workflow: 'example-workflow', actor: 'octocat', run_id: '1234567890' },
+      metadata: {
+        role: 'deploy',
+        repository: 'octo-org/octo-repo',
+        ref: 'refs/heads/main',
+        workflow: 'example-workflow',
+        actor: 'octocat',
+        run_id: '1234567890',
+      },
     });
     const token = auth.client_token as string;
     const self = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token });
-    expect(self.json!.data).toMatchObject({ display_name: 'jwt-repo:octo-org/octo-repo:ref:refs/heads/main', path: 'auth/jwt/login', meta: { role: 'deploy' } });
+    expect(self.json!.data).toMatchObject({
+      display_name: 'jwt-repo:octo-org/octo-repo:ref:refs/heads/main',
+      path: 'auth/jwt/login',
+      meta: { role: 'deploy' },
+    });
     expect((await call(svc.app, 'GET', '/v1/sys/policy/deployer', { token })).status).toBe(200);
     expect((await call(svc.app, 'GET', '/v1/sys/policy/default', { token })).status).toBe(403);
   });
@@ -187,28 +224,56 @@ describe('login with a GitHub Actions token', () => {
 describe('refusals (each with a message that carries no token)', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const refusals: [string, () => Promise<string>, RegExp][] = [
-    ['expired', () => gh.sign({ ...githubActionsClaims(gh.issuer), iat: now() - 900, nbf: now() - 900, exp: now() - 300 }), /token is expired/],
-    ['not yet valid (nbf)', () => gh.sign({ ...githubActionsClaims(gh.issuer), nbf: now() + 600, exp: now() + 900 }), /token not yet valid/],
-    ['issued in the future (iat)', () => gh.sign({ ...githubActionsClaims(gh.issuer), nbf: now() - 5, iat: now() + 600 }), /issued in the future/],
+    [
+      'expired',
+      () => gh.sign({ ...githubActionsClaims(gh.issuer), iat: now() - 900, nbf: now() - 900, exp: now() - 300 }),
+      /token is expired/,
+    ],
+    [
+      'not yet valid (nbf)',
+      () => gh.sign({ ...githubActionsClaims(gh.issuer), nbf: now() + 600, exp: now() + 900 }),
+      /token not yet valid/,
+    ],
+    [
+      'issued in the future (iat)',
+      () => gh.sign({ ...githubActionsClaims(gh.issuer), nbf: now() - 5, iat: now() + 600 }),
+      /issued in the future/,
+    ],
     ['wrong issuer', () => gh.sign(githubActionsClaims('https://token.actions.githubusercontent.com')), /invalid issuer \(iss\) claim/],
     ['wrong audience', () => gh.sign(githubActionsClaims(gh.issuer, { aud: 'sts.amazonaws.com' })), /invalid audience \(aud\) claim/],
     ['alg none', async () => unsigned(githubActionsClaims(gh.issuer), { alg: 'none', typ: 'JWT' }), /unexpected algorithm/],
     ['HS256 keyed with the public key', async () => hmacWithPublicKey(githubActionsClaims(gh.issuer)), /unexpected algorithm/],
-    ['an unknown key', async () => {
-      const stranger = await startIssuer();
-      try {
-        return await stranger.sign(githubActionsClaims(gh.issuer));
-      } finally {
-        await stranger.close();
-      }
-    }, /no key of the key set matches/],
-    ['a bound claim not matching (glob on ref)', () => gh.sign(githubActionsClaims(gh.issuer, { ref: 'refs/tags/v1' })), /error validating claims: claim "ref" does not match/],
-    ['a bound claim not matching (repository)', () => gh.sign(githubActionsClaims(gh.issuer, { repo: 'octo-org/other' })), /claim "repository" does not match/],
-    ['the user claim missing', async () => {
-      const c = githubActionsClaims(gh.issuer);
-      delete c.sub;
-      return gh.sign(c);
-    }, /claim "sub" not found in token/],
+    [
+      'an unknown key',
+      async () => {
+        const stranger = await startIssuer();
+        try {
+          return await stranger.sign(githubActionsClaims(gh.issuer));
+        } finally {
+          await stranger.close();
+        }
+      },
+      /no key of the key set matches/,
+    ],
+    [
+      'a bound claim not matching (glob on ref)',
+      () => gh.sign(githubActionsClaims(gh.issuer, { ref: 'refs/tags/v1' })),
+      /error validating claims: claim "ref" does not match/,
+    ],
+    [
+      'a bound claim not matching (repository)',
+      () => gh.sign(githubActionsClaims(gh.issuer, { repo: 'octo-org/other' })),
+      /claim "repository" does not match/,
+    ],
+    [
+      'the user claim missing',
+      async () => {
+        const c = githubActionsClaims(gh.issuer);
+        delete c.sub;
+        return gh.sign(c);
+      },
+      /claim "sub" not found in token/,
+    ],
     ['garbage', async () => 'not-a-jwt', /not a compact JWS/],
   ];
 
@@ -221,7 +286,11 @@ describe('refusals (each with a message that carries no token)', () => {
   });
 
   it('refuses a bound_subject mismatch', async () => {
-    await root('POST', 'jwt/role/main-only', { user_claim: 'sub', bound_audiences: 'https://github.com/octo-org', bound_subject: 'repo:octo-org/octo-repo:ref:refs/heads/main' });
+    await root('POST', 'jwt/role/main-only', {
+      user_claim: 'sub',
+      bound_audiences: 'https://github.com/octo-org',
+      bound_subject: 'repo:octo-org/octo-repo:ref:refs/heads/main',
+    });
     expect((await login('jwt', { role: 'main-only', jwt: await gh.sign(githubActionsClaims(gh.issuer)) })).status).toBe(200);
     const r = await login('jwt', { role: 'main-only', jwt: await gh.sign(githubActionsClaims(gh.issuer, { ref: 'refs/heads/dev' })) });
     expect(r.status).toBe(400);
@@ -237,7 +306,11 @@ describe('refusals (each with a message that carries no token)', () => {
   it('refuses an unknown role, a missing jwt, and a CIDR-bound role from an unknown address', async () => {
     expect((await login('jwt', { role: 'nope', jwt: 'a.b.c' })).json!.errors[0]).toMatch(/role "nope" could not be found/);
     expect((await login('jwt', { role: 'deploy' })).json!.errors[0]).toBe('missing token');
-    await root('POST', 'jwt/role/cidr', { user_claim: 'sub', bound_audiences: 'https://github.com/octo-org', token_bound_cidrs: '10.0.0.0/8' });
+    await root('POST', 'jwt/role/cidr', {
+      user_claim: 'sub',
+      bound_audiences: 'https://github.com/octo-org',
+      token_bound_cidrs: '10.0.0.0/8',
+    });
     expect((await login('jwt', { role: 'cidr', jwt: await gh.sign(githubActionsClaims(gh.issuer)) })).status).toBe(403);
   });
 });
@@ -255,14 +328,28 @@ describe('login with an EKS service-account token', () => {
           user_claim: '/kubernetes.io/serviceaccount/name',
           user_claim_json_pointer: true,
           bound_claims: { '/kubernetes.io/namespace': 'payments' },
-          claim_mappings: { '/kubernetes.io/namespace': 'namespace', '/kubernetes.io/serviceaccount/name': 'service_account', '/kubernetes.io/pod/name': 'pod', sub: 'subject' },
+          claim_mappings: {
+            '/kubernetes.io/namespace': 'namespace',
+            '/kubernetes.io/serviceaccount/name': 'service_account',
+            '/kubernetes.io/pod/name': 'pod',
+            sub: 'subject',
+          },
         });
         const ok = await login(eksMount, { role: 'payments', jwt: await eks.sign(eksServiceAccountClaims(eks.issuer)) });
         expect(ok.status).toBe(200);
-        expect(ok.json!.auth.metadata).toEqual({ role: 'payments', namespace: 'payments', service_account: 'api', pod: 'api-7d9f8b6c5-x2x4z', subject: 'system:serviceaccount:payments:api' });
+        expect(ok.json!.auth.metadata).toEqual({
+          role: 'payments',
+          namespace: 'payments',
+          service_account: 'api',
+          pod: 'api-7d9f8b6c5-x2x4z',
+          subject: 'system:serviceaccount:payments:api',
+        });
         const self = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: ok.json!.auth.client_token });
         expect(self.json!.data.display_name).toBe('jwt-api');
-        const other = await login(eksMount, { role: 'payments', jwt: await eks.sign(eksServiceAccountClaims(eks.issuer, { namespace: 'default' })) });
+        const other = await login(eksMount, {
+          role: 'payments',
+          jwt: await eks.sign(eksServiceAccountClaims(eks.issuer, { namespace: 'default' })),
+        });
         expect(other.json!.errors[0]).toMatch(/claim "\/kubernetes.io\/namespace" does not match/);
       }
     } finally {

@@ -22,14 +22,22 @@ beforeAll(async () => {
     'catalog/service/*': ['read'],
     'catalog/node/*': ['read'],
   });
-  writer = await tokenFor(svc, 'cat-writer', { 'catalog/kv/w/*': ['create', 'update', 'read', 'delete'], 'catalog/node/w-*': ['create', 'update', 'delete'], 'catalog/service/w-*': ['create', 'update', 'delete'] });
+  writer = await tokenFor(svc, 'cat-writer', {
+    'catalog/kv/w/*': ['create', 'update', 'read', 'delete'],
+    'catalog/node/w-*': ['create', 'update', 'delete'],
+    'catalog/service/w-*': ['create', 'update', 'delete'],
+  });
   nobody = await tokenFor(svc, 'cat-nobody', { 'sys/health': ['read'] });
   onlyWeb = await tokenFor(svc, 'cat-web', { 'catalog/service/web': ['read'], 'catalog/node/*': ['read'] });
 });
 
 describe('catalog ACLs (default deny)', () => {
   it('reads the token from X-Catalog-Token, X-Consul-Token, Bearer (any case) and ?token=', async () => {
-    const sent: Record<string, string>[] = [{ 'x-catalog-token': reader }, { 'x-consul-token': reader }, { authorization: `bEaReR ${reader}` }];
+    const sent: Record<string, string>[] = [
+      { 'x-catalog-token': reader },
+      { 'x-consul-token': reader },
+      { authorization: `bEaReR ${reader}` },
+    ];
     for (const headers of sent) {
       expect((await call(svc.catalog, 'GET', '/v1/kv/app/public?raw', { headers })).text).toBe('p');
     }
@@ -92,8 +100,14 @@ describe('catalog ACLs (default deny)', () => {
     const t = { catalogToken: writer };
     expect((await cat(svc, 'PUT', '/v1/kv/w/mine', { ...t, raw: 'ok' })).text).toBe('true');
     expect((await cat(svc, 'PUT', '/v1/kv/app/theirs', { ...t, raw: 'no' })).status).toBe(403);
-    expect((await cat(svc, 'PUT', '/v1/catalog/register', { ...t, body: { Node: 'w-1', Address: '10.9.0.1', Service: { Service: 'w-api' } } })).text).toBe('true');
-    expect((await cat(svc, 'PUT', '/v1/catalog/register', { ...t, body: { Node: 'w-1', Address: '10.9.0.1', Service: { Service: 'api' } } })).status).toBe(403);
+    expect(
+      (await cat(svc, 'PUT', '/v1/catalog/register', { ...t, body: { Node: 'w-1', Address: '10.9.0.1', Service: { Service: 'w-api' } } }))
+        .text,
+    ).toBe('true');
+    expect(
+      (await cat(svc, 'PUT', '/v1/catalog/register', { ...t, body: { Node: 'w-1', Address: '10.9.0.1', Service: { Service: 'api' } } }))
+        .status,
+    ).toBe(403);
     expect((await cat(svc, 'PUT', '/v1/catalog/deregister', { ...t, body: { Node: 'w-1' } })).text).toBe('true');
     expect((await cat(svc, 'DELETE', '/v1/kv/w/?recurse', t)).text).toBe('true');
   });
@@ -121,7 +135,10 @@ describe('catalog ACL settings', () => {
     const withDefault = await catalogService({ acl: { enabled: true, default_policy: 'deny', tokens: { default: t } } });
     // A different table, so the token is unknown there: the default token is still checked.
     expect((await cat(withDefault, 'GET', '/v1/kv/x')).text).toBe('ACL not found');
-    const sameStore = { ...base, catalog: (await import('../../../lib/catalog/app')).createCatalogApp(base.deps, { ...base.settings, defaultToken: t }) };
+    const sameStore = {
+      ...base,
+      catalog: (await import('../../../lib/catalog/app')).createCatalogApp(base.deps, { ...base.settings, defaultToken: t }),
+    };
     expect((await cat(sameStore, 'PUT', '/v1/kv/x', { raw: 'y' })).text).toBe('true');
   });
 

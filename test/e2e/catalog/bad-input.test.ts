@@ -71,18 +71,33 @@ describe('register bad input', () => {
     ['another datacenter', '{"Node":"a1","Address":"1","Datacenter":"dc7"}', 400, /No path to datacenter/],
     ['a service without a name', '{"Node":"a1","Address":"1","Service":{"Port":1}}', 400, /^Missing service name$/],
     ['a service that is not an object', '{"Node":"a1","Address":"1","Service":"web"}', 400, /Service: expected an object/],
-    ['a port out of range', '{"Node":"a1","Address":"1","Service":{"Service":"w","Port":70000}}', 400, /Service.Port: expected a port number/],
+    [
+      'a port out of range',
+      '{"Node":"a1","Address":"1","Service":{"Service":"w","Port":70000}}',
+      400,
+      /Service.Port: expected a port number/,
+    ],
     ['a fractional port', '{"Node":"a1","Address":"1","Service":{"Service":"w","Port":1.5}}', 400, /Service.Port/],
     ['tags that are not strings', '{"Node":"a1","Address":"1","Service":{"Service":"w","Tags":[1]}}', 400, /Service.Tags\[0\]/],
     ['tags as a string', '{"Node":"a1","Address":"1","Service":{"Service":"w","Tags":"a,b"}}', 400, /Service.Tags: expected an array/],
     ['meta with a bad key', '{"Node":"a1","Address":"1","NodeMeta":{"a b":"c"}}', 400, /NodeMeta: invalid key/],
     ['meta with a non-string value', '{"Node":"a1","Address":"1","NodeMeta":{"a":{}}}', 400, /NodeMeta.a: expected a printable string/],
     ['a check with a bad status', '{"Node":"a1","Address":"1","Check":{"CheckID":"c","Status":"great"}}', 400, /Status: expected one of/],
-    ['a check for an unknown service', '{"Node":"a1","Address":"1","Check":{"CheckID":"c","ServiceID":"ghost"}}', 400, /^Unknown service "ghost" for check "c"$/],
+    [
+      'a check for an unknown service',
+      '{"Node":"a1","Address":"1","Check":{"CheckID":"c","ServiceID":"ghost"}}',
+      400,
+      /^Unknown service "ghost" for check "c"$/,
+    ],
     ['a check on another node', '{"Node":"a1","Address":"1","Check":{"Node":"b1","CheckID":"c"}}', 400, /^Node mismatch/],
     ['a check without an ID or name', '{"Node":"a1","Address":"1","Check":{"Status":"passing"}}', 400, /^Missing check ID$/],
     ['checks that are not objects', '{"Node":"a1","Address":"1","Checks":[1]}', 400, /Checks: expected an array of objects/],
-    ['SkipNodeUpdate of the wrong type', '{"Node":"a1","Address":"1","SkipNodeUpdate":"yes"}', 400, /SkipNodeUpdate: expected true or false/],
+    [
+      'SkipNodeUpdate of the wrong type',
+      '{"Node":"a1","Address":"1","SkipNodeUpdate":"yes"}',
+      400,
+      /SkipNodeUpdate: expected true or false/,
+    ],
   ];
 
   it.each(cases)('refuses %s', async (_what, body, status, message) => {
@@ -121,13 +136,17 @@ describe('register bad input', () => {
   it('concurrent registrations of one node keep every service and one node', async () => {
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        cat(svc, 'PUT', '/v1/catalog/register', { body: { Node: 'busy', Address: '10.5.0.1', Service: { ID: `s${i}`, Service: 'busy-svc', Port: 1000 + i } } }),
+        cat(svc, 'PUT', '/v1/catalog/register', {
+          body: { Node: 'busy', Address: '10.5.0.1', Service: { ID: `s${i}`, Service: 'busy-svc', Port: 1000 + i } },
+        }),
       ),
     );
     expect(answers.every((a) => a.text === 'true')).toBe(true);
     const node = (await cat(svc, 'GET', '/v1/catalog/node/busy')).json as unknown as { Services: Record<string, unknown> };
     expect(Object.keys(node.Services).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `s${i}`).sort());
     expect(((await cat(svc, 'GET', '/v1/catalog/service/busy-svc')).json as unknown as unknown[]).length).toBe(10);
-    expect(((await cat(svc, 'GET', '/v1/catalog/nodes')).json as unknown as { Node: string }[]).filter((n) => n.Node === 'busy')).toHaveLength(1);
+    expect(
+      ((await cat(svc, 'GET', '/v1/catalog/nodes')).json as unknown as { Node: string }[]).filter((n) => n.Node === 'busy'),
+    ).toHaveLength(1);
   });
 });

@@ -29,7 +29,13 @@ describe('catalog register and reads', () => {
 
     const nodes = (await cat(svc, 'GET', '/v1/catalog/nodes')).json as unknown as Record<string, unknown>[];
     expect(nodes.map((n) => n.Node)).toEqual(['db-1', 'web-1', 'web-2']);
-    expect(nodes[1]).toMatchObject({ Node: 'web-1', Address: '10.0.0.11', Datacenter: 'dc1', Meta: { rack: 'r1' }, TaggedAddresses: { wan: '198.51.100.11' } });
+    expect(nodes[1]).toMatchObject({
+      Node: 'web-1',
+      Address: '10.0.0.11',
+      Datacenter: 'dc1',
+      Meta: { rack: 'r1' },
+      TaggedAddresses: { wan: '198.51.100.11' },
+    });
 
     const web = (await cat(svc, 'GET', '/v1/catalog/service/web')).json as unknown as Record<string, unknown>[];
     expect(web).toHaveLength(2);
@@ -47,14 +53,23 @@ describe('catalog register and reads', () => {
     const tagged = (await cat(svc, 'GET', '/v1/catalog/service/web?tag=v2')).json as unknown as Record<string, unknown>[];
     expect(tagged.map((s) => s.Node)).toEqual(['web-2']);
 
-    const node = (await cat(svc, 'GET', '/v1/catalog/node/web-1')).json as unknown as { Node: Record<string, unknown>; Services: Record<string, Record<string, unknown>> };
+    const node = (await cat(svc, 'GET', '/v1/catalog/node/web-1')).json as unknown as {
+      Node: Record<string, unknown>;
+      Services: Record<string, Record<string, unknown>>;
+    };
     expect(node.Node).toMatchObject({ Node: 'web-1', Address: '10.0.0.11' });
     expect(node.Services['web-a']).toMatchObject({ ID: 'web-a', Service: 'web', Tags: ['v1', 'primary'], Port: 8080 });
   });
 
   it('agent/members lists registered nodes as agent members', async () => {
     const members = (await cat(svc, 'GET', '/v1/agent/members')).json as unknown as Record<string, unknown>[];
-    expect(members.find((m) => m.Name === 'web-1')).toMatchObject({ Name: 'web-1', Addr: '10.0.0.11', Port: 8301, Status: 1, Tags: { dc: 'dc1', role: 'node' } });
+    expect(members.find((m) => m.Name === 'web-1')).toMatchObject({
+      Name: 'web-1',
+      Addr: '10.0.0.11',
+      Port: 8301,
+      Status: 1,
+      Tags: { dc: 'dc1', role: 'node' },
+    });
   });
 
   it('answers the reference empties for unknown services and nodes', async () => {
@@ -65,7 +80,9 @@ describe('catalog register and reads', () => {
   });
 
   it('re-registering the same node changes nothing; a change moves ModifyIndex only', async () => {
-    const before = (await cat(svc, 'GET', '/v1/catalog/node/db-1')).json as unknown as { Node: { CreateIndex: number; ModifyIndex: number } };
+    const before = (await cat(svc, 'GET', '/v1/catalog/node/db-1')).json as unknown as {
+      Node: { CreateIndex: number; ModifyIndex: number };
+    };
     await register({ Node: 'db-1', Address: '10.0.0.21', Service: { Service: 'db', Port: 5432 } });
     const same = (await cat(svc, 'GET', '/v1/catalog/node/db-1')).json as unknown as typeof before;
     expect(same.Node.ModifyIndex).toBe(before.Node.ModifyIndex);
@@ -86,7 +103,10 @@ describe('catalog register and reads', () => {
   it('SkipNodeUpdate keeps the stored node', async () => {
     await register({ Node: 'skip-1', Address: '10.0.0.41' });
     await register({ Node: 'skip-1', SkipNodeUpdate: true, Service: { Service: 'skipper' } });
-    const n = (await cat(svc, 'GET', '/v1/catalog/node/skip-1')).json as unknown as { Node: { Address: string }; Services: Record<string, unknown> };
+    const n = (await cat(svc, 'GET', '/v1/catalog/node/skip-1')).json as unknown as {
+      Node: { Address: string };
+      Services: Record<string, unknown>;
+    };
     expect(n.Node.Address).toBe('10.0.0.41');
     expect(Object.keys(n.Services)).toEqual(['skipper']);
   });
@@ -94,12 +114,25 @@ describe('catalog register and reads', () => {
   it('accepts field names in any case, as the reference decoder does', async () => {
     const r = await register({ node: 'lower-1', address: '10.0.0.51', service: { service: 'lower', port: 1 } });
     expect(r.text).toBe('true');
-    expect(((await cat(svc, 'GET', '/v1/catalog/service/lower')).json as unknown as Record<string, unknown>[])[0]).toMatchObject({ Node: 'lower-1', ServicePort: 1 });
+    expect(((await cat(svc, 'GET', '/v1/catalog/service/lower')).json as unknown as Record<string, unknown>[])[0]).toMatchObject({
+      Node: 'lower-1',
+      ServicePort: 1,
+    });
   });
 
   it('deregisters a service, a check, and a whole node', async () => {
-    await register({ Node: 'gone-1', Address: '10.0.0.61', Service: { ID: 's1', Service: 'gone' }, Check: { CheckID: 'c1', ServiceID: 's1' } });
-    await register({ Node: 'gone-1', Address: '10.0.0.61', Service: { ID: 's2', Service: 'gone2' }, Check: { CheckID: 'c2', Name: 'node check' } });
+    await register({
+      Node: 'gone-1',
+      Address: '10.0.0.61',
+      Service: { ID: 's1', Service: 'gone' },
+      Check: { CheckID: 'c1', ServiceID: 's1' },
+    });
+    await register({
+      Node: 'gone-1',
+      Address: '10.0.0.61',
+      Service: { ID: 's2', Service: 'gone2' },
+      Check: { CheckID: 'c2', Name: 'node check' },
+    });
     expect((await deregister({ Node: 'gone-1', ServiceID: 's1' })).text).toBe('true');
     expect((await cat(svc, 'GET', '/v1/catalog/service/gone')).json).toEqual([]);
     expect((await cat(svc, 'GET', '/v1/catalog/node/gone-1')).json).toMatchObject({ Services: { s2: { Service: 'gone2' } } });
@@ -155,7 +188,19 @@ describe('catalog conventions', () => {
     expect((await call(local, 'PUT', '/v1/kv/local/k', { raw: 'v' })).text).toBe('true');
     const doc = await call(local, 'GET', '/v1/sys/openapi', { token: svc.root });
     const paths = doc.json!.paths as Record<string, Record<string, unknown>>;
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/kv/{key}', '/kv/', '/catalog/register', '/catalog/deregister', '/catalog/services', '/catalog/service/{name}', '/catalog/nodes', '/catalog/node/{name}', '/agent/members']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/kv/{key}',
+        '/kv/',
+        '/catalog/register',
+        '/catalog/deregister',
+        '/catalog/services',
+        '/catalog/service/{name}',
+        '/catalog/nodes',
+        '/catalog/node/{name}',
+        '/agent/members',
+      ]),
+    );
     expect(Object.keys(paths['/kv/{key}']!).sort()).toEqual(['delete', 'get', 'put']);
   });
 

@@ -13,16 +13,23 @@ const q = encodeURIComponent;
 beforeAll(async () => {
   svc = await catalogService();
   const reg = (Node: string, env: string, port: number, Meta: Record<string, string>, Tags: string[]) =>
-    cat(svc, 'PUT', '/v1/catalog/register', { body: { Node, Address: '10.1.1.1', NodeMeta: { env, rack: 'r1' }, Service: { Service: 'web', Port: port, Meta, Tags } } });
+    cat(svc, 'PUT', '/v1/catalog/register', {
+      body: { Node, Address: '10.1.1.1', NodeMeta: { env, rack: 'r1' }, Service: { Service: 'web', Port: port, Meta, Tags } },
+    });
   await reg('prod-1', 'prod', 80, { version: '2' }, ['blue']);
   await reg('prod-2', 'prod', 81, { version: '1' }, []);
   await reg('dev-1', 'dev', 82, { version: '2' }, ['blue']);
-  await cat(svc, 'PUT', '/v1/catalog/register', { body: { Node: 'dev-1', Address: '10.1.1.1', NodeMeta: { env: 'dev', rack: 'r1' }, Service: { Service: 'db', Port: 5432 } } });
+  await cat(svc, 'PUT', '/v1/catalog/register', {
+    body: { Node: 'dev-1', Address: '10.1.1.1', NodeMeta: { env: 'dev', rack: 'r1' }, Service: { Service: 'db', Port: 5432 } },
+  });
 });
 
 describe('?node-meta on the catalog', () => {
   it('catalog/nodes, catalog/service/<name> and catalog/services keep only nodes with every pair', async () => {
-    expect(j(await cat(svc, 'GET', '/v1/catalog/nodes?node-meta=env:prod')).map((n: { Node: string }) => n.Node)).toEqual(['prod-1', 'prod-2']);
+    expect(j(await cat(svc, 'GET', '/v1/catalog/nodes?node-meta=env:prod')).map((n: { Node: string }) => n.Node)).toEqual([
+      'prod-1',
+      'prod-2',
+    ]);
     expect(j(await cat(svc, 'GET', '/v1/catalog/nodes?node-meta=env:prod&node-meta=rack:r2'))).toEqual([]);
     expect(j(await cat(svc, 'GET', '/v1/catalog/service/web?node-meta=env:dev')).map((n: { Node: string }) => n.Node)).toEqual(['dev-1']);
     expect(j(await cat(svc, 'GET', '/v1/catalog/services?node-meta=env:prod'))).toEqual({ web: ['blue'] });
@@ -30,8 +37,14 @@ describe('?node-meta on the catalog', () => {
   });
 
   it('is a 400 where it cannot apply, or without a key', async () => {
-    expect(await cat(svc, 'GET', '/v1/kv/?keys&node-meta=env:prod')).toMatchObject({ status: 400, text: expect.stringContaining('node-meta is not supported on /v1/kv/') });
-    expect(await cat(svc, 'GET', '/v1/catalog/nodes?node-meta=:x')).toMatchObject({ status: 400, text: expect.stringContaining('Invalid node-meta') });
+    expect(await cat(svc, 'GET', '/v1/kv/?keys&node-meta=env:prod')).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('node-meta is not supported on /v1/kv/'),
+    });
+    expect(await cat(svc, 'GET', '/v1/catalog/nodes?node-meta=:x')).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('Invalid node-meta'),
+    });
   });
 });
 
@@ -39,7 +52,9 @@ describe('?filter on the catalog and agent list endpoints', () => {
   it('filters catalog/nodes, catalog/service/<name>, catalog/services, catalog/node/<name> and agent/members', async () => {
     const names = (r: { text: string }) => j(r).map((n: { Node?: string; Name?: string }) => n.Node ?? n.Name);
     expect(names(await cat(svc, 'GET', `/v1/catalog/nodes?filter=${q('Meta.env == prod and Node != "prod-2"')}`))).toEqual(['prod-1']);
-    expect(names(await cat(svc, 'GET', `/v1/catalog/service/web?filter=${q('ServiceMeta.version == 2 and NodeMeta.env == prod')}`))).toEqual(['prod-1']);
+    expect(
+      names(await cat(svc, 'GET', `/v1/catalog/service/web?filter=${q('ServiceMeta.version == 2 and NodeMeta.env == prod')}`)),
+    ).toEqual(['prod-1']);
     expect(j(await cat(svc, 'GET', `/v1/catalog/services?filter=${q('ServiceName == db')}`))).toEqual({ db: [] });
     expect(Object.keys(j(await cat(svc, 'GET', `/v1/catalog/node/dev-1?filter=${q('Port == 5432')}`)).Services)).toEqual(['db']);
     expect(names(await cat(svc, 'GET', `/v1/agent/members?filter=${q('Name matches "^dev"')}`))).toEqual(['dev-1']);

@@ -40,8 +40,12 @@ const policy = {
   },
 };
 await call(sys, 'PUT', '/v1/sys/policy/fuzzer', { token: svc.root, body: { policy: JSON.stringify(policy) } });
-const token = (await call(sys, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies: ['fuzzer'], ttl: '24h' } })).json!.auth.client_token as string;
-const settings = parseCatalogSettings(acl ? { acl: { enabled: true, default_policy: 'deny', tokens: { default: token } } } : { acl: { enabled: false } }, {});
+const token = (await call(sys, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies: ['fuzzer'], ttl: '24h' } })).json!.auth
+  .client_token as string;
+const settings = parseCatalogSettings(
+  acl ? { acl: { enabled: true, default_policy: 'deny', tokens: { default: token } } } : { acl: { enabled: false } },
+  {},
+);
 const catalog = createCatalogApp(svc.deps, settings);
 
 const app = new Hono();

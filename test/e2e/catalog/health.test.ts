@@ -31,7 +31,13 @@ beforeAll(async () => {
       { CheckID: 'web-1-http', Name: 'http', Status: 'passing', ServiceID: 'web-1' },
     ],
   });
-  await reg({ Node: 'n2', Address: '10.0.0.2', NodeMeta: { env: 'dev' }, Service: { ID: 'web-2', Service: 'web', Port: 80 }, Check: { CheckID: 'web-2-http', Name: 'http', Status: 'critical', ServiceID: 'web-2', Output: 'refused' } });
+  await reg({
+    Node: 'n2',
+    Address: '10.0.0.2',
+    NodeMeta: { env: 'dev' },
+    Service: { ID: 'web-2', Service: 'web', Port: 80 },
+    Check: { CheckID: 'web-2-http', Name: 'http', Status: 'critical', ServiceID: 'web-2', Output: 'refused' },
+  });
   await reg({ Node: 'n3', Address: '10.0.0.3', Service: { ID: 'web-3', Service: 'web', Tags: ['blue'], Port: 81 } });
   server = createAdaptorServer({ fetch: svc.catalog.fetch });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
@@ -50,33 +56,55 @@ describe('health endpoints', () => {
     expect(first.Service).toMatchObject({ ID: 'web-1', Service: 'web', Tags: ['blue'], Port: 80, Weights: { Passing: 1, Warning: 1 } });
     expect(first.Checks.map((c: { CheckID: string }) => c.CheckID).sort()).toEqual(['node-ok', 'web-1-http']);
     expect(first.Checks.find((c: { CheckID: string }) => c.CheckID === 'web-1-http')).toMatchObject({
-      Node: 'n1', Name: 'http', Status: 'passing', ServiceID: 'web-1', ServiceName: 'web', ServiceTags: ['blue'],
+      Node: 'n1',
+      Name: 'http',
+      Status: 'passing',
+      ServiceID: 'web-1',
+      ServiceName: 'web',
+      ServiceTags: ['blue'],
     });
     expect(ids(j(await cat(svc, 'GET', '/v1/health/service/web?passing')))).toEqual(['web-1', 'web-3']);
     expect(ids(j(await cat(svc, 'GET', '/v1/health/service/web?passing=false')))).toEqual(['web-1', 'web-2', 'web-3']);
     expect(ids(j(await cat(svc, 'GET', '/v1/health/service/web?tag=blue')))).toEqual(['web-1', 'web-3']);
     expect(ids(j(await cat(svc, 'GET', '/v1/health/service/web?node-meta=env:dev')))).toEqual(['web-2']);
-    expect(ids(j(await cat(svc, 'GET', `/v1/health/service/web?filter=${encodeURIComponent('Checks.Status == critical or Service.Port == 81')}`)))).toEqual(['web-2', 'web-3']);
+    expect(
+      ids(
+        j(await cat(svc, 'GET', `/v1/health/service/web?filter=${encodeURIComponent('Checks.Status == critical or Service.Port == 81')}`)),
+      ),
+    ).toEqual(['web-2', 'web-3']);
     expect(j(await cat(svc, 'GET', '/v1/health/service/nothing'))).toEqual([]);
-    expect(await cat(svc, 'GET', '/v1/health/service/web?passing=perhaps')).toMatchObject({ status: 400, text: expect.stringContaining('Invalid value for ?passing') });
+    expect(await cat(svc, 'GET', '/v1/health/service/web?passing=perhaps')).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('Invalid value for ?passing'),
+    });
   });
 
   it('health/node, health/checks, health/state', async () => {
-    const checkIds = (r: { text: string }) => j(r).map((c: { CheckID: string }) => c.CheckID).sort();
+    const checkIds = (r: { text: string }) =>
+      j(r)
+        .map((c: { CheckID: string }) => c.CheckID)
+        .sort();
     expect(checkIds(await cat(svc, 'GET', '/v1/health/node/n1'))).toEqual(['node-ok', 'web-1-http']);
     expect(j(await cat(svc, 'GET', '/v1/health/node/nobody'))).toEqual([]);
     expect(checkIds(await cat(svc, 'GET', '/v1/health/checks/web'))).toEqual(['web-1-http', 'web-2-http']);
     expect(checkIds(await cat(svc, 'GET', '/v1/health/checks/web?node-meta=env:prod'))).toEqual(['web-1-http']);
     expect(checkIds(await cat(svc, 'GET', '/v1/health/state/critical'))).toEqual(['web-2-http']);
     expect(checkIds(await cat(svc, 'GET', '/v1/health/state/any'))).toEqual(['node-ok', 'web-1-http', 'web-2-http']);
-    expect(checkIds(await cat(svc, 'GET', `/v1/health/state/any?filter=${encodeURIComponent('ServiceName == web and Output contains refused')}`))).toEqual(['web-2-http']);
+    expect(
+      checkIds(
+        await cat(svc, 'GET', `/v1/health/state/any?filter=${encodeURIComponent('ServiceName == web and Output contains refused')}`),
+      ),
+    ).toEqual(['web-2-http']);
     expect(await cat(svc, 'GET', '/v1/health/state/sideways')).toMatchObject({ status: 400, text: expect.stringContaining('Bad state') });
     const r = await cat(svc, 'GET', '/v1/health/state/any');
     expect(r.headers.get('x-consul-index')).toMatch(/^[1-9]\d*$/);
   });
 
   it('agent/self, catalog/datacenters, status/leader, status/peers', async () => {
-    expect(j(await cat(svc, 'GET', '/v1/agent/self'))).toMatchObject({ Config: { Datacenter: 'dc1', NodeName: 'latchkey', Server: true }, Member: { Name: 'latchkey' } });
+    expect(j(await cat(svc, 'GET', '/v1/agent/self'))).toMatchObject({
+      Config: { Datacenter: 'dc1', NodeName: 'latchkey', Server: true },
+      Member: { Name: 'latchkey' },
+    });
     expect(j(await cat(svc, 'GET', '/v1/catalog/datacenters'))).toEqual(['dc1']);
     expect(j(await cat(svc, 'GET', '/v1/status/leader'))).toBe('127.0.0.1:8300');
     expect(j(await cat(svc, 'GET', '/v1/status/peers'))).toEqual(['127.0.0.1:8300']);

@@ -15,7 +15,9 @@ describe('kv cas delete race', () => {
     for (let round = 0; round < 3; round++) {
       await cat(svc, 'PUT', `/v1/kv/del/race${round}`, { raw: 'v' });
       const [cur] = (await cat(svc, 'GET', `/v1/kv/del/race${round}`)).json as unknown as { ModifyIndex: number }[];
-      const answers = await Promise.all(Array.from({ length: 12 }, () => cat(svc, 'DELETE', `/v1/kv/del/race${round}?cas=${cur!.ModifyIndex}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => cat(svc, 'DELETE', `/v1/kv/del/race${round}?cas=${cur!.ModifyIndex}`)),
+      );
       expect(answers.every((a) => a.status === 200 && (a.text === 'true' || a.text === 'false'))).toBe(true);
       expect(answers.some((a) => a.text === 'true')).toBe(true);
       expect((await cat(svc, 'GET', `/v1/kv/del/race${round}`)).status).toBe(404);

@@ -72,7 +72,9 @@ describe('catalog metadata keys named like object properties', () => {
   });
 
   it('a meta value that is an object, even under __proto__, is a 400 naming the field', async () => {
-    const r = await cat(svc, 'PUT', '/v1/catalog/register', { raw: '{"Node":"bad","Address":"10.0.0.6","NodeMeta":{"__proto__":{"polluted":"yes"}}}' });
+    const r = await cat(svc, 'PUT', '/v1/catalog/register', {
+      raw: '{"Node":"bad","Address":"10.0.0.6","NodeMeta":{"__proto__":{"polluted":"yes"}}}',
+    });
     expect(r.status).toBe(400);
     expect(r.text).toContain('NodeMeta.__proto__');
   });
@@ -100,7 +102,13 @@ describe('python3-consul: service metadata keys named like object properties', (
       const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', PY, '127.0.0.1', String(port)], { timeout: 60_000 });
       const out = JSON.parse(stdout) as { ok: boolean; meta: Record<string, string>; tagged: string[] };
       expect(out.ok).toBe(true);
-      expect(Object.entries(out.meta).sort()).toEqual([['__proto__', 'py-__proto__'], ['constructor', 'py-constructor'], ['toString', 'py-toString']].sort());
+      expect(Object.entries(out.meta).sort()).toEqual(
+        [
+          ['__proto__', 'py-__proto__'],
+          ['constructor', 'py-constructor'],
+          ['toString', 'py-toString'],
+        ].sort(),
+      );
       expect(out.tagged).toEqual(['__proto__', 'constructor', 'toString']);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));

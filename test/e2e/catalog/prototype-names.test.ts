@@ -58,9 +58,14 @@ describe('the Object.prototype vocabulary as catalog names', () => {
       expect([entry.Node.Node, entry.Service.Service, entry.Checks[0].ServiceName], w).toEqual([w, w, w]);
       expect(parse((await cat(svc, 'GET', `/v1/health/node/${encodeURIComponent(w)}`)).text)[0].Name, w).toBe(w);
       expect(parse((await cat(svc, 'GET', `/v1/health/checks/${encodeURIComponent(w)}`)).text)[0].Node, w).toBe(w);
-      const filter = encodeURIComponent(`Meta[${JSON.stringify(w)}] == ${JSON.stringify(`m-${w}`)} and ${JSON.stringify(w)} in Meta and Node == ${JSON.stringify(w)}`);
+      const filter = encodeURIComponent(
+        `Meta[${JSON.stringify(w)}] == ${JSON.stringify(`m-${w}`)} and ${JSON.stringify(w)} in Meta and Node == ${JSON.stringify(w)}`,
+      );
       const nodes = await cat(svc, 'GET', `/v1/catalog/nodes?filter=${filter}&node-meta=${encodeURIComponent(`${w}:m-${w}`)}`);
-      expect(parse(nodes.text).map((n: { Node: string }) => n.Node), w).toEqual([w]);
+      expect(
+        parse(nodes.text).map((n: { Node: string }) => n.Node),
+        w,
+      ).toEqual([w]);
     }
     expect(parse((await cat(svc, 'GET', '/v1/health/state/passing')).text)).toHaveLength(WORDS.length);
   });

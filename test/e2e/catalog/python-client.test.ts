@@ -107,7 +107,9 @@ describe('python3-consul with ACLs on', () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
     try {
       const { port } = server.address() as AddressInfo;
-      const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', ACL_SCRIPT, '127.0.0.1', String(port), token], { timeout: 60_000 });
+      const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', ACL_SCRIPT, '127.0.0.1', String(port), token], {
+        timeout: 60_000,
+      });
       expect(JSON.parse(stdout)).toEqual({ put: true, get: 'allowed', denied: 'Permission denied', services: {} });
     } finally {
       await new Promise<void>((r) => server.close(() => r()));

@@ -93,6 +93,14 @@ print(json.dumps(out))
 `;
     const { hostname, port } = new URL(local.url);
     const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', script, hostname, port], { timeout: 60_000 });
-    expect(JSON.parse(stdout)).toEqual({ put: true, flags: MAX_U64, cas_missing: true, wan: ['py-w.dc1'], sessions: null, events: null, info: 'answered' });
+    expect(JSON.parse(stdout)).toEqual({
+      put: true,
+      flags: MAX_U64,
+      cas_missing: true,
+      wan: ['py-w.dc1'],
+      sessions: null,
+      events: null,
+      info: 'answered',
+    });
   });
 });

@@ -58,7 +58,13 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 export async function runHvac(cs: ClientService, script: string, scenario: string): Promise<Json> {
   try {
     const { stdout } = await promisify(execFile)('/usr/bin/python3', [join(import.meta.dirname, script), scenario], {
-      env: { ...process.env, LATCHKEY_ADDR: cs.url, LATCHKEY_TOKEN: cs.root, PYTHONDONTWRITEBYTECODE: '1', PYTHONWARNINGS: 'ignore::DeprecationWarning' },
+      env: {
+        ...process.env,
+        LATCHKEY_ADDR: cs.url,
+        LATCHKEY_TOKEN: cs.root,
+        PYTHONDONTWRITEBYTECODE: '1',
+        PYTHONWARNINGS: 'ignore::DeprecationWarning',
+      },
       timeout: 55_000,
     });
     return JSON.parse(stdout) as Json;

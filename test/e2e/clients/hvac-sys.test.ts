@@ -31,7 +31,12 @@ describe('python3-hvac: sys leases (PKI certificates with generate_lease)', () =
     // As the reference PKI: the lease runs to the certificate's NotAfter, so a second may be gone.
     expect(out.issue.lease_duration).toBeGreaterThan(3500);
     expect(out.issue.lease_duration).toBeLessThanOrEqual(3600);
-    expect(out.read).toMatchObject({ id: out.issue.lease_id, renewable: false, expire_time: expect.any(String), issue_time: expect.any(String) });
+    expect(out.read).toMatchObject({
+      id: out.issue.lease_id,
+      renewable: false,
+      expire_time: expect.any(String),
+      issue_time: expect.any(String),
+    });
     expect(out.read.ttl).toBeGreaterThan(0);
     expect(out.read.ttl).toBeLessThanOrEqual(3600);
     expect(out.renew).toEqual(refused('InvalidRequest', /lease is not renewable/));

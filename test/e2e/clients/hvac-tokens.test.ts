@@ -116,9 +116,15 @@ describe('python3-hvac: auth/token', () => {
   });
 
   it('no_parent, period or revoke-orphan without sudo is 400 InvalidRequest, as the reference answers', async () => {
-    expect((await run('orphans')).no_parent_by_non_sudo).toEqual(refused('InvalidRequest', /root or sudo privileges required to create orphan token/));
-    expect((await run('orphans')).revoke_orphan_no_sudo).toEqual(refused('InvalidRequest', /root or sudo privileges required to revoke and orphan/));
-    expect((await run('periodic')).non_sudo_period).toEqual(refused('InvalidRequest', /root or sudo privileges required to create periodic token/));
+    expect((await run('orphans')).no_parent_by_non_sudo).toEqual(
+      refused('InvalidRequest', /root or sudo privileges required to create orphan token/),
+    );
+    expect((await run('orphans')).revoke_orphan_no_sudo).toEqual(
+      refused('InvalidRequest', /root or sudo privileges required to revoke and orphan/),
+    );
+    expect((await run('periodic')).non_sudo_period).toEqual(
+      refused('InvalidRequest', /root or sudo privileges required to create periodic token/),
+    );
   });
 
   it('token roles: CRUD and list, create against a role (policies, orphan, period, wrapping), revoke-prefix by role path', async () => {

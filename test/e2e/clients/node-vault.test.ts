@@ -37,7 +37,12 @@ describe('node-vault: tokens', () => {
     const { client_token: token, accessor } = created.auth;
     expect(root.token).toBe(token); // node-vault adopts the token it created
     root.token = cs.root;
-    expect(created.auth).toMatchObject({ policies: ['default', 'issuer'], lease_duration: 3600, renewable: true, metadata: { app: 'web' } });
+    expect(created.auth).toMatchObject({
+      policies: ['default', 'issuer'],
+      lease_duration: 3600,
+      renewable: true,
+      metadata: { app: 'web' },
+    });
     const looked: Json = await root.tokenLookup({ token });
     expect(looked.data).toMatchObject({ accessor, display_name: 'token-nv', meta: { app: 'web' }, path: 'auth/token/create' });
     expect(looked.data.id === token).toBe(true);
@@ -59,8 +64,14 @@ describe('node-vault: tokens', () => {
       const f = await failure(vault(t.client_token).tokenLookupSelf());
       expect(f).toMatchObject({ status: 403 });
     }
-    expect(await failure(root.tokenLookupAccessor({ accessor: b.accessor }))).toEqual({ status: 400, message: expect.stringMatching(/invalid accessor/) });
-    expect(await failure(root.tokenLookup({ token: a.client_token }))).toEqual({ status: 403, message: expect.stringMatching(/bad token/) });
+    expect(await failure(root.tokenLookupAccessor({ accessor: b.accessor }))).toEqual({
+      status: 400,
+      message: expect.stringMatching(/invalid accessor/),
+    });
+    expect(await failure(root.tokenLookup({ token: a.client_token }))).toEqual({
+      status: 403,
+      message: expect.stringMatching(/bad token/),
+    });
   });
 
   it('tokenCreateOrphan and tokenRevokeOrphan (children survive as orphans)', async () => {
@@ -78,7 +89,10 @@ describe('node-vault: tokens', () => {
     const root = vault(cs.root);
     expect(await failure(root.tokenRoles())).toMatchObject({ status: 404 });
     await root.addTokenRole({ role_name: 'nv-role', allowed_policies: 'issuer', period: 3600, renewable: true });
-    expect(((await root.getTokenRole({ role_name: 'nv-role' })) as Json).data).toMatchObject({ allowed_policies: ['issuer'], period: 3600 });
+    expect(((await root.getTokenRole({ role_name: 'nv-role' })) as Json).data).toMatchObject({
+      allowed_policies: ['issuer'],
+      period: 3600,
+    });
     expect(((await root.tokenRoles()) as Json).data.keys).toEqual(['nv-role']);
     const made: Json = await vault(cs.root).tokenCreateRole({ role_name: 'nv-role' });
     expect(made.auth).toMatchObject({ policies: ['default', 'issuer'], lease_duration: 3600 });
@@ -124,9 +138,15 @@ describe('node-vault: leases, wrapping, status', () => {
   it('renew refuses a certificate lease (not renewable); revoke ends it and the certificate is on the CRL', async () => {
     const root = vault(cs.root);
     const cert = await issue('nv1.example.com');
-    expect(await failure(root.renew({ lease_id: cert.lease_id, increment: 60 }))).toEqual({ status: 400, message: expect.stringMatching(/lease is not renewable/) });
+    expect(await failure(root.renew({ lease_id: cert.lease_id, increment: 60 }))).toEqual({
+      status: 400,
+      message: expect.stringMatching(/lease is not renewable/),
+    });
     await root.revoke({ lease_id: cert.lease_id });
-    expect(await failure(root.write('sys/leases/lookup', { lease_id: cert.lease_id }))).toEqual({ status: 400, message: expect.stringMatching(/invalid lease/) });
+    expect(await failure(root.write('sys/leases/lookup', { lease_id: cert.lease_id }))).toEqual({
+      status: 400,
+      message: expect.stringMatching(/invalid lease/),
+    });
     expect((await crlSerials(cs)).has(normSerial(cert.data.serial_number))).toBe(true);
   });
 

@@ -33,7 +33,9 @@ afterAll(async () => {
 
 describe('a creds request that dies mid-way', () => {
   it('cloud-a: the application and principal it made are removed once the issuing window passes', async () => {
-    expect((await call(a.svc.app, 'POST', '/v1/cloud-a/roles/r', { token: a.svc.root, body: { cloud_a_roles: contributor(a) } })).status).toBe(204);
+    expect(
+      (await call(a.svc.app, 'POST', '/v1/cloud-a/roles/r', { token: a.svc.root, body: { cloud_a_roles: contributor(a) } })).status,
+    ).toBe(204);
     const store = cloudAStore(mountPartition(a.svc.deps, 'cloud-a', 'cloud-a'));
     const settings = await effectiveSettings(a.svc.deps, await store.config(), () => a.env);
     const mount = a.svc.deps.mounts.find((m) => m.path === 'cloud-a')!;
@@ -47,17 +49,32 @@ describe('a creds request that dies mid-way', () => {
     expect(a.fake.state.leftovers({ apps: [a.fake.root.objectId] }).applications).toHaveLength(1);
     clock += (ISSUING_WINDOW + 1) * 1000;
     await sweep(a.svc.deps, 10_000);
-    expect(a.fake.state.leftovers({ apps: [a.fake.root.objectId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+    expect(a.fake.state.leftovers({ apps: [a.fake.root.objectId] })).toEqual({
+      applications: [],
+      servicePrincipals: [],
+      roleAssignments: [],
+      groupMembers: [],
+    });
     expect(await a.svc.deps.leases.list('cloud-a/creds/')).toEqual([]);
   });
 
   it('cloud-b: the user and policy it made are removed once the issuing window passes', async () => {
-    expect((await call(b.svc.app, 'POST', '/v1/cloud-b/role/r', { token: b.svc.root, body: { inline_policies: [POLICY_DOC] } })).status).toBe(204);
+    expect(
+      (await call(b.svc.app, 'POST', '/v1/cloud-b/role/r', { token: b.svc.root, body: { inline_policies: [POLICY_DOC] } })).status,
+    ).toBe(204);
     const store = cloudBStore(mountPartition(b.svc.deps, 'cloud-b', 'cloud-b'));
     const endpoints = endpointsOf(() => b.env);
     const rpc = { endpoints, creds: await resolveCredentials(b.svc.deps, store, () => b.env, endpoints) };
     const mount = b.svc.deps.mounts.find((m) => m.path === 'cloud-b')!;
-    const { record } = await beginB({ deps: b.svc.deps, mount, rpc, roleName: 'r', role: (await store.role('r'))!, displayName: 'root', owner: '' });
+    const { record } = await beginB({
+      deps: b.svc.deps,
+      mount,
+      rpc,
+      roleName: 'r',
+      role: (await store.role('r'))!,
+      displayName: 'root',
+      owner: '',
+    });
     await createUser(rpc, record.userName);
     await createPolicy(rpc, record.inlinePolicies[0]!, JSON.stringify(POLICY_DOC));
     clock += (ISSUING_WINDOW + 1) * 1000;

@@ -14,7 +14,11 @@ const get = (path: string) => call(b.svc.app, 'GET', `/v1/cloud-a/${path}`, { to
 describe('cloud-a dynamic credentials', () => {
   it('creates an application and service principal, assigns roles, joins groups; revocation removes it all', async () => {
     const group = b.fake.state.addGroup('deployers');
-    const w = await post('roles/deploy', { cloud_a_roles: contributor(b), cloud_a_groups: JSON.stringify([{ group_name: 'deployers' }]), ttl: '1h' });
+    const w = await post('roles/deploy', {
+      cloud_a_roles: contributor(b),
+      cloud_a_groups: JSON.stringify([{ group_name: 'deployers' }]),
+      ttl: '1h',
+    });
     expect(w.status).toBe(204);
     const r = await get('creds/deploy');
     expect(r.status).toBe(200);
@@ -31,7 +35,12 @@ describe('cloud-a dynamic credentials', () => {
 
     const rv = await call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } });
     expect(rv.status).toBe(204);
-    expect(b.fake.state.leftovers({ apps: [b.fake.root.objectId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+    expect(b.fake.state.leftovers({ apps: [b.fake.root.objectId] })).toEqual({
+      applications: [],
+      servicePrincipals: [],
+      roleAssignments: [],
+      groupMembers: [],
+    });
   });
 
   it('an application_object_id role adds a password and revocation removes only that password', async () => {
@@ -48,7 +57,11 @@ describe('cloud-a dynamic credentials', () => {
   });
 
   it('reads, lists and deletes roles', async () => {
-    await post('roles/reader', { cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: `/subscriptions/${b.fake.state.subscriptionId}` }]), ttl: 60, max_ttl: '2h' });
+    await post('roles/reader', {
+      cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: `/subscriptions/${b.fake.state.subscriptionId}` }]),
+      ttl: 60,
+      max_ttl: '2h',
+    });
     const r = await get('roles/reader');
     expect(r.json!.data).toMatchObject({ ttl: 60, max_ttl: 7200, application_object_id: '', cloud_a_groups: [] });
     expect(r.json!.data.cloud_a_roles[0]).toMatchObject({ role_name: 'Reader', role_id: expect.stringMatching(/roleDefinitions\//) });

@@ -19,7 +19,9 @@ beforeAll(async () => {
   });
   expect(r.status).toBe(204);
   appId = b.fake.state.createApplication('static-target').id;
-  expect((await call(b.svc.app, 'POST', '/v1/cloud-a/roles/stat', { token: b.svc.root, body: { application_object_id: appId } })).status).toBe(204);
+  expect(
+    (await call(b.svc.app, 'POST', '/v1/cloud-a/roles/stat', { token: b.svc.root, body: { application_object_id: appId } })).status,
+  ).toBe(204);
 });
 afterAll(() => b.close());
 beforeEach(() => b.fake.clearFaults());
@@ -36,16 +38,36 @@ async function settle() {
 }
 
 async function expectClean() {
-  expect(b.fake.state.leftovers({ apps: [b.fake.root.objectId, appId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+  expect(b.fake.state.leftovers({ apps: [b.fake.root.objectId, appId] })).toEqual({
+    applications: [],
+    servicePrincipals: [],
+    roleAssignments: [],
+    groupMembers: [],
+  });
   expect(b.fake.state.applications.get(appId)!.passwordCredentials).toEqual([]);
   expect(await b.svc.deps.leases.list('cloud-a/creds/')).toEqual([]);
 }
 
 const CREATE_STEPS = ['createApplication', 'createServicePrincipal', 'addPassword', 'createRoleAssignment', 'addGroupMember'];
-const REVOKE_STEPS = ['listApplications', 'listServicePrincipals', 'deleteRoleAssignment', 'removeGroupMember', 'deleteServicePrincipal', 'deleteApplication'];
+const REVOKE_STEPS = [
+  'listApplications',
+  'listServicePrincipals',
+  'deleteRoleAssignment',
+  'removeGroupMember',
+  'deleteServicePrincipal',
+  'deleteApplication',
+];
 
 describe('cloud-a: a failure at any creds step leaves nothing behind', () => {
-  it.each(CREATE_STEPS.flatMap((op) => [[op, false], [op, true]] as const))('%s fails (after it ran: %s)', async (op, after) => {
+  it.each(
+    CREATE_STEPS.flatMap(
+      (op) =>
+        [
+          [op, false],
+          [op, true],
+        ] as const,
+    ),
+  )('%s fails (after it ran: %s)', async (op, after) => {
     b.fake.inject({ op, status: 400, code: 'InjectedFault', message: `injected ${op} failure`, after });
     const r = await creds('dyn');
     expect(r.status).toBe(400);

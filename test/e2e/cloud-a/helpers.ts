@@ -23,15 +23,25 @@ export async function cloudABench(o: { configure?: boolean; now?: () => number; 
     CLOUDA_RETRY_DELAY_MS: '5',
     CLOUDA_TIMEOUT_MS: '5000',
   };
-  const svc = await createTestService({ engines: [makeCloudAEngine(() => env)], ...(o.now ? { now: o.now } : {}), ...(o.mounts ? { mounts: o.mounts } : {}) });
+  const svc = await createTestService({
+    engines: [makeCloudAEngine(() => env)],
+    ...(o.now ? { now: o.now } : {}),
+    ...(o.mounts ? { mounts: o.mounts } : {}),
+  });
   if (o.configure !== false) {
     const r = await call(svc.app, 'POST', '/v1/cloud-a/config', {
       token: svc.root,
-      body: { subscription_id: fake.state.subscriptionId, tenant_id: fake.state.tenantId, client_id: fake.root.clientId, client_secret: fake.root.clientSecret },
+      body: {
+        subscription_id: fake.state.subscriptionId,
+        tenant_id: fake.state.tenantId,
+        client_id: fake.root.clientId,
+        client_secret: fake.root.clientSecret,
+      },
     });
     if (r.status !== 204) throw new Error(`config failed: ${r.text}`);
   }
   return { fake, svc, env, close: () => fake.close() };
 }
 
-export const contributor = (b: Bench, scope = `/subscriptions/${b.fake.state.subscriptionId}`) => JSON.stringify([{ role_name: 'Contributor', scope }]);
+export const contributor = (b: Bench, scope = `/subscriptions/${b.fake.state.subscriptionId}`) =>
+  JSON.stringify([{ role_name: 'Contributor', scope }]);

@@ -50,10 +50,18 @@ describe('python3-hvac', () => {
       timeout: 120_000,
     });
     const out = JSON.parse(stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(out.a_config).toMatchObject({ subscription_id: a.state.subscriptionId, tenant_id: a.state.tenantId, client_id: a.root.clientId });
+    expect(out.a_config).toMatchObject({
+      subscription_id: a.state.subscriptionId,
+      tenant_id: a.state.tenantId,
+      client_id: a.root.clientId,
+    });
     expect(out.a_config).not.toHaveProperty('client_secret');
     expect(out.a_roles).toEqual(['web']);
-    expect(out.a_role).toMatchObject({ ttl: 3600, azure_roles: [{ role_name: 'Reader', scope: `/subscriptions/${a.state.subscriptionId}` }], azure_groups: [] });
+    expect(out.a_role).toMatchObject({
+      ttl: 3600,
+      azure_roles: [{ role_name: 'Reader', scope: `/subscriptions/${a.state.subscriptionId}` }],
+      azure_groups: [],
+    });
     expect(out.a_role.cloud_a_roles).toEqual(out.a_role.azure_roles);
     expect(out.a_creds.client_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(a.state.authenticate(out.a_creds.client_id, out.a_creds.client_secret)).not.toBe('bad-secret');
@@ -71,7 +79,12 @@ describe('python3-hvac', () => {
     const left = await svc.deps.leases.list('cloud-a/creds/web/');
     expect(left).toHaveLength(1);
     await svc.deps.leases.revoke(`cloud-a/creds/web/${left[0]}`);
-    expect(a.state.leftovers({ apps: [a.root.objectId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+    expect(a.state.leftovers({ apps: [a.root.objectId] })).toEqual({
+      applications: [],
+      servicePrincipals: [],
+      roleAssignments: [],
+      groupMembers: [],
+    });
     expect(b.state.leftovers()).toEqual({ users: [], customPolicies: [], accessKeys: [] });
   });
 });

@@ -29,8 +29,10 @@ afterAll(async () => {
 describe('cloud engine logs', () => {
   it('hold no secret after successes, cloud failures and deferred undo', async () => {
     const secrets = [a.fake.root.clientSecret, b.fake.state.root.secret];
-    const A = (m: string, p: string, body?: unknown) => call(a.svc.app, m, `/v1/cloud-a/${p}`, { token: a.svc.root, ...(body ? { body } : {}) });
-    const B = (m: string, p: string, body?: unknown) => call(b.svc.app, m, `/v1/cloud-b/${p}`, { token: b.svc.root, ...(body ? { body } : {}) });
+    const A = (m: string, p: string, body?: unknown) =>
+      call(a.svc.app, m, `/v1/cloud-a/${p}`, { token: a.svc.root, ...(body ? { body } : {}) });
+    const B = (m: string, p: string, body?: unknown) =>
+      call(b.svc.app, m, `/v1/cloud-b/${p}`, { token: b.svc.root, ...(body ? { body } : {}) });
     await A('POST', 'roles/r', { cloud_a_roles: contributor(a) });
     const ok = await A('GET', 'creds/r');
     secrets.push(ok.json!.data.client_secret);

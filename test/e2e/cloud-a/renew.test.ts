@@ -20,9 +20,12 @@ afterAll(() => b.close());
 
 const post = (path: string, body: unknown) => call(b.svc.app, 'POST', `/v1/cloud-a/${path}`, { token: b.svc.root, body });
 const get = (path: string) => call(b.svc.app, 'GET', `/v1/cloud-a/${path}`, { token: b.svc.root });
-const renew = (lease_id: string, increment?: number) => call(b.svc.app, 'PUT', '/v1/sys/leases/renew', { token: b.svc.root, body: { lease_id, ...(increment ? { increment } : {}) } });
-const lookup = async (lease_id: string) => (await call(b.svc.app, 'PUT', '/v1/sys/leases/lookup', { token: b.svc.root, body: { lease_id } })).json!.data;
-const passwordEnd = (clientId: string) => Date.parse([...b.fake.state.applications.values()].find((a) => a.appId === clientId)!.passwordCredentials.at(-1)!.endDateTime);
+const renew = (lease_id: string, increment?: number) =>
+  call(b.svc.app, 'PUT', '/v1/sys/leases/renew', { token: b.svc.root, body: { lease_id, ...(increment ? { increment } : {}) } });
+const lookup = async (lease_id: string) =>
+  (await call(b.svc.app, 'PUT', '/v1/sys/leases/lookup', { token: b.svc.root, body: { lease_id } })).json!.data;
+const passwordEnd = (clientId: string) =>
+  Date.parse([...b.fake.state.applications.values()].find((a) => a.appId === clientId)!.passwordCredentials.at(-1)!.endDateTime);
 
 describe('cloud-a renewable leases', () => {
   it('a service principal renews by the increment, then up to the role max_ttl, never past its password', async () => {

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => b.close());
 
-const req = (method: string, path: string, body?: unknown) => call(b.svc.app, method, `/v1/cloud-a/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
+const req = (method: string, path: string, body?: unknown) =>
+  call(b.svc.app, method, `/v1/cloud-a/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
 const rootApp = () => b.fake.state.applications.get(b.fake.root.objectId)!;
 const secrets: string[] = [];
 
@@ -76,7 +77,10 @@ describe('rotate-root', () => {
     b.env.CLOUDA_CLIENT_SECRET = 'from-env';
     const r = await req('POST', 'rotate-root');
     delete b.env.CLOUDA_CLIENT_SECRET;
-    expect(r).toMatchObject({ status: 400, json: { errors: ['the client secret comes from CLOUDA_CLIENT_SECRET and cannot be rotated here'] } });
+    expect(r).toMatchObject({
+      status: 400,
+      json: { errors: ['the client secret comes from CLOUDA_CLIENT_SECRET and cannot be rotated here'] },
+    });
   });
 });
 
@@ -95,13 +99,23 @@ describe('CLOUDA_* environment variables', () => {
   it('configure the engine on their own', async () => {
     const app = b.fake.state.applications.get(b.fake.root.objectId)!;
     const pw = b.fake.state.addPassword(app, 'env', undefined, 0);
-    Object.assign(b.env, { CLOUDA_TENANT_ID: b.fake.state.tenantId, CLOUDA_SUBSCRIPTION_ID: b.fake.state.subscriptionId, CLOUDA_CLIENT_ID: app.appId, CLOUDA_CLIENT_SECRET: pw.secret });
+    Object.assign(b.env, {
+      CLOUDA_TENANT_ID: b.fake.state.tenantId,
+      CLOUDA_SUBSCRIPTION_ID: b.fake.state.subscriptionId,
+      CLOUDA_CLIENT_ID: app.appId,
+      CLOUDA_CLIENT_SECRET: pw.secret,
+    });
     await req('DELETE', 'config');
     const r = await req('POST', 'roles/env', { cloud_a_roles: contributor(b) });
     for (const k of ['CLOUDA_TENANT_ID', 'CLOUDA_SUBSCRIPTION_ID', 'CLOUDA_CLIENT_ID', 'CLOUDA_CLIENT_SECRET']) delete b.env[k];
     expect(r.status).toBe(204);
     app.passwordCredentials.splice(app.passwordCredentials.indexOf(pw), 1);
-    const c = await req('POST', 'config', { subscription_id: b.fake.state.subscriptionId, tenant_id: b.fake.state.tenantId, client_id: app.appId, client_secret: app.passwordCredentials[0]!.secret });
+    const c = await req('POST', 'config', {
+      subscription_id: b.fake.state.subscriptionId,
+      tenant_id: b.fake.state.tenantId,
+      client_id: app.appId,
+      client_secret: app.passwordCredentials[0]!.secret,
+    });
     expect(c.status).toBe(204);
   });
 

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => b.close());
 
-const req = (method: string, path: string, body?: unknown) => call(b.svc.app, method, `/v1/cloud-a/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
+const req = (method: string, path: string, body?: unknown) =>
+  call(b.svc.app, method, `/v1/cloud-a/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
 
 describe('cloud-a roles: bad input', () => {
   const sub = () => `/subscriptions/${b.fake.state.subscriptionId}`;
@@ -20,11 +21,30 @@ describe('cloud-a roles: bad input', () => {
     [{ cloud_a_roles: '[{oops' }, 'error parsing cloud_a_roles: not valid JSON'],
     [{ cloud_a_roles: 7 }, 'error parsing cloud_a_roles: expected a JSON array of objects'],
     [() => ({ cloud_a_roles: JSON.stringify([{ role_name: 'Nope', scope: sub() }]) }), "no role found for role_name: 'Nope'"],
-    [() => ({ cloud_a_roles: JSON.stringify([{ role_id: `${sub()}/providers/Microsoft.Authorization/roleDefinitions/0000`, scope: sub() }]) }), 'no role found for role_id'],
+    [
+      () => ({
+        cloud_a_roles: JSON.stringify([{ role_id: `${sub()}/providers/Microsoft.Authorization/roleDefinitions/0000`, scope: sub() }]),
+      }),
+      'no role found for role_id',
+    ],
     [() => ({ cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: `${sub()}/resourceGroups/missing` }]) }), 'does not exist'],
-    [() => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[{"group_name":"no-such-group"}]' }), "no group found for group_name: 'no-such-group'"],
-    [() => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[{"object_id":"00000000-1111-2222-3333-444444444444"}]' }), 'no group found for object_id'],
-    [() => ({ cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: sub() }, { role_name: 'Reader', scope: sub() }]) }), 'duplicate role_id and scope'],
+    [
+      () => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[{"group_name":"no-such-group"}]' }),
+      "no group found for group_name: 'no-such-group'",
+    ],
+    [
+      () => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[{"object_id":"00000000-1111-2222-3333-444444444444"}]' }),
+      'no group found for object_id',
+    ],
+    [
+      () => ({
+        cloud_a_roles: JSON.stringify([
+          { role_name: 'Reader', scope: sub() },
+          { role_name: 'Reader', scope: sub() },
+        ]),
+      }),
+      'duplicate role_id and scope',
+    ],
     [{ application_object_id: '00000000-1111-2222-3333-444444444444' }, 'no application found for application_object_id'],
     [{ application_object_id: '../../x' }, 'application_object_id is not an object id'],
     [() => ({ cloud_a_roles: contributor(b), ttl: '2h', max_ttl: '1h' }), 'ttl cannot be greater than max_ttl'],
@@ -49,13 +69,18 @@ describe('cloud-a roles: bad input', () => {
   });
 
   it('accepts a resource-group scope and resolves the role by name', async () => {
-    const r = await req('POST', 'roles/rg', { cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: `${sub()}/resourceGroups/rg1` }]) });
+    const r = await req('POST', 'roles/rg', {
+      cloud_a_roles: JSON.stringify([{ role_name: 'Reader', scope: `${sub()}/resourceGroups/rg1` }]),
+    });
     expect(r.status).toBe(204);
   });
 
-  it('accepts the reference plugin\'s azure_roles / azure_groups as aliases and reads back under both names', async () => {
+  it("accepts the reference plugin's azure_roles / azure_groups as aliases and reads back under both names", async () => {
     const group = b.fake.state.addGroup('alias-group');
-    const w = await req('POST', 'roles/alias', { azure_roles: JSON.stringify([{ role_name: 'Reader', scope: sub() }]), azure_groups: [{ group_name: 'alias-group' }] });
+    const w = await req('POST', 'roles/alias', {
+      azure_roles: JSON.stringify([{ role_name: 'Reader', scope: sub() }]),
+      azure_groups: [{ group_name: 'alias-group' }],
+    });
     expect(w.status).toBe(204);
     const d = (await req('GET', 'roles/alias')).json!.data;
     expect(d.azure_roles).toEqual([{ role_name: 'Reader', role_id: expect.stringMatching(/roleDefinitions\//), scope: sub() }]);
@@ -69,8 +94,14 @@ describe('cloud-a roles: bad input', () => {
   });
 
   it.each([
-    [() => ({ azure_roles: contributor(b), cloud_a_roles: contributor(b) }), 'azure_roles is an alias of cloud_a_roles: give one of them, not both'],
-    [() => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[]', azure_groups: '[]' }), 'azure_groups is an alias of cloud_a_groups: give one of them, not both'],
+    [
+      () => ({ azure_roles: contributor(b), cloud_a_roles: contributor(b) }),
+      'azure_roles is an alias of cloud_a_roles: give one of them, not both',
+    ],
+    [
+      () => ({ cloud_a_roles: contributor(b), cloud_a_groups: '[]', azure_groups: '[]' }),
+      'azure_groups is an alias of cloud_a_groups: give one of them, not both',
+    ],
     [{ azure_roles: '[{oops' }, 'error parsing azure_roles: not valid JSON'],
     [{ azure_roles: '[{"role_name":"Reader"}]' }, 'azure_roles: entry 0 needs a "scope"'],
     [() => ({ azure_roles: contributor(b), azure_groups: '[{}]' }), 'azure_groups: entry 0 needs "group_name" or "object_id"'],
@@ -98,7 +129,9 @@ describe('cloud-a roles: bad input', () => {
     const all = await Promise.all(Array.from({ length: 6 }, () => req('GET', 'creds/many')));
     expect(all.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(all.map((r) => r.json!.data.client_id)).size).toBe(6);
-    await Promise.all(all.map((r) => call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })));
+    await Promise.all(
+      all.map((r) => call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })),
+    );
     expect(b.fake.state.leftovers({ apps: [b.fake.root.objectId] }).roleAssignments).toEqual([]);
   });
 });
@@ -153,6 +186,11 @@ describe('cloud-a config: bad input and cloud errors', () => {
     expect((await req('GET', 'config')).status).toBe(404);
     const r = await req('POST', 'roles/x', { cloud_a_roles: contributor(b) });
     expect(r).toMatchObject({ status: 400, json: { errors: [expect.stringMatching(/not configured/)] } });
-    await req('POST', 'config', { subscription_id: b.fake.state.subscriptionId, tenant_id: b.fake.state.tenantId, client_id: b.fake.root.clientId, client_secret: b.fake.root.clientSecret });
+    await req('POST', 'config', {
+      subscription_id: b.fake.state.subscriptionId,
+      tenant_id: b.fake.state.tenantId,
+      client_id: b.fake.root.clientId,
+      client_secret: b.fake.root.clientSecret,
+    });
   });
 });

@@ -14,7 +14,11 @@ const revoke = (id: string) => call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', {
 
 describe('cloud-b credentials', () => {
   it('creates a RAM user with inline and remote policies and an access key; revocation deletes them all', async () => {
-    const w = await post('role/ops', { inline_policies: JSON.stringify([POLICY_DOC]), remote_policies: 'name:AliyunOSSReadOnlyAccess,type:System', ttl: 600 });
+    const w = await post('role/ops', {
+      inline_policies: JSON.stringify([POLICY_DOC]),
+      remote_policies: 'name:AliyunOSSReadOnlyAccess,type:System',
+      ttl: 600,
+    });
     expect(w.status).toBe(204);
     const r = await get('creds/ops');
     expect(r.status).toBe(200);
@@ -40,7 +44,12 @@ describe('cloud-b credentials', () => {
   });
 
   it('reads a role back in the reference shape with generated inline-policy hashes', async () => {
-    await post('role/shape', { inline_policies: [POLICY_DOC], remote_policies: ['name:ReadOnlyAccess,type:System'], ttl: 60, max_ttl: 120 });
+    await post('role/shape', {
+      inline_policies: [POLICY_DOC],
+      remote_policies: ['name:ReadOnlyAccess,type:System'],
+      ttl: 60,
+      max_ttl: 120,
+    });
     const r = await get('role/shape');
     expect(r.json).toEqual({
       inline_policies: [{ hash: expect.stringMatching(/^[0-9a-f]{32}$/), policy_document: POLICY_DOC }],

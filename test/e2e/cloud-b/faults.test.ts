@@ -41,7 +41,15 @@ const CREATE_STEPS = ['CreateUser', 'CreatePolicy', 'AttachPolicyToUser', 'Creat
 const REVOKE_STEPS = ['ListAccessKeys', 'DeleteAccessKey', 'ListPoliciesForUser', 'DetachPolicyFromUser', 'DeletePolicy', 'DeleteUser'];
 
 describe('cloud-b: a failure at any creds step leaves nothing behind', () => {
-  it.each(CREATE_STEPS.flatMap((a) => [[a, false], [a, true]] as const))('%s fails (after it ran: %s)', async (action, after) => {
+  it.each(
+    CREATE_STEPS.flatMap(
+      (a) =>
+        [
+          [a, false],
+          [a, true],
+        ] as const,
+    ),
+  )('%s fails (after it ran: %s)', async (action, after) => {
     b.fake.inject({ action, status: 400, code: 'InjectedFault', after });
     const r = await creds();
     expect(r.status).toBe(400);

@@ -22,9 +22,16 @@ export async function cloudBBench(o: { configure?: boolean; now?: () => number; 
     CLOUDB_CA_CERT: tls.ca,
     CLOUDB_TIMEOUT_MS: '5000',
   };
-  const svc = await createTestService({ engines: [makeCloudBEngine(() => env)], ...(o.now ? { now: o.now } : {}), ...(o.mounts ? { mounts: o.mounts } : {}) });
+  const svc = await createTestService({
+    engines: [makeCloudBEngine(() => env)],
+    ...(o.now ? { now: o.now } : {}),
+    ...(o.mounts ? { mounts: o.mounts } : {}),
+  });
   if (o.configure !== false) {
-    const r = await call(svc.app, 'POST', '/v1/cloud-b/config', { token: svc.root, body: { access_key: fake.state.root.id, secret_key: fake.state.root.secret } });
+    const r = await call(svc.app, 'POST', '/v1/cloud-b/config', {
+      token: svc.root,
+      body: { access_key: fake.state.root.id, secret_key: fake.state.root.secret },
+    });
     if (r.status !== 204) throw new Error(`config failed: ${r.text}`);
   }
   return { fake, svc, env, close: () => fake.close() };

@@ -19,7 +19,8 @@ afterAll(() => b.close());
 
 const post = (path: string, body: unknown) => call(b.svc.app, 'POST', `/v1/cloud-b/${path}`, { token: b.svc.root, body });
 const get = (path: string) => call(b.svc.app, 'GET', `/v1/cloud-b/${path}`, { token: b.svc.root });
-const renew = (lease_id: string, increment?: number) => call(b.svc.app, 'PUT', '/v1/sys/leases/renew', { token: b.svc.root, body: { lease_id, ...(increment ? { increment } : {}) } });
+const renew = (lease_id: string, increment?: number) =>
+  call(b.svc.app, 'PUT', '/v1/sys/leases/renew', { token: b.svc.root, body: { lease_id, ...(increment ? { increment } : {}) } });
 
 describe('cloud-b renewable leases', () => {
   it('an access key renews by the increment, then up to the role max_ttl; the key stays until revoked', async () => {

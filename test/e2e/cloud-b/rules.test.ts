@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => b.close());
 
-const req = (method: string, path: string, body?: unknown) => call(b.svc.app, method, `/v1/cloud-b/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
+const req = (method: string, path: string, body?: unknown) =>
+  call(b.svc.app, method, `/v1/cloud-b/${path}`, { token: b.svc.root, ...(body !== undefined ? { body } : {}) });
 
 describe('cloud-b roles: bad input', () => {
   it.each([
@@ -48,11 +49,17 @@ describe('cloud-b roles: bad input', () => {
     const role = b.fake.state.addRole('locked', ['someone-else']);
     await req('POST', 'role/locked', { role_arn: role.arn });
     const r = await req('GET', 'creds/locked');
-    expect(r).toMatchObject({ status: 400, json: { errors: [expect.stringMatching(/AssumeRole failed: NoPermission.*lacks a permission/)] } });
+    expect(r).toMatchObject({
+      status: 400,
+      json: { errors: [expect.stringMatching(/AssumeRole failed: NoPermission.*lacks a permission/)] },
+    });
   });
 
   it('config requires both keys and never returns the secret', async () => {
-    expect(await req('POST', 'config', { access_key: 'AK' })).toMatchObject({ status: 400, json: { errors: ['missing required field "secret_key"'] } });
+    expect(await req('POST', 'config', { access_key: 'AK' })).toMatchObject({
+      status: 400,
+      json: { errors: ['missing required field "secret_key"'] },
+    });
     expect((await req('POST', 'config', { access_key: 'a/b', secret_key: 's' })).status).toBe(400);
     const r = await req('GET', 'config');
     expect(r.text).not.toContain(b.fake.state.root.secret);
@@ -78,7 +85,9 @@ describe('cloud-b: odd names, huge bodies, concurrent calls', () => {
     const all = await Promise.all(Array.from({ length: 6 }, () => req('GET', 'creds/many')));
     expect(all.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(all.map((r) => r.json!.access_key)).size).toBe(6);
-    await Promise.all(all.map((r) => call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })));
+    await Promise.all(
+      all.map((r) => call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })),
+    );
     expect(b.fake.state.leftovers()).toEqual({ users: [], customPolicies: [], accessKeys: [] });
   });
 });
@@ -98,7 +107,9 @@ describe('credential resolution: environment, then configuration, then instance 
     const r = await req('GET', 'creds/r1');
     expect(r.status).toBe(200);
     // Revocation resolves credentials the same way.
-    expect((await call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })).status).toBe(204);
+    expect(
+      (await call(b.svc.app, 'PUT', '/v1/sys/leases/revoke', { token: b.svc.root, body: { lease_id: r.json!.lease_id } })).status,
+    ).toBe(204);
     delete b.env.CLOUDB_ACCESS_KEY;
     delete b.env.CLOUDB_SECRET_KEY;
   });
@@ -119,7 +130,10 @@ describe('credential resolution: environment, then configuration, then instance 
     b.fake.metadataRole = undefined;
     forgetMetadataCredentials();
     const r = await req('GET', 'creds/r1');
-    expect(r).toMatchObject({ status: 400, json: { errors: [expect.stringMatching(/no credentials: none configured, and the instance metadata service answered 404/)] } });
+    expect(r).toMatchObject({
+      status: 400,
+      json: { errors: [expect.stringMatching(/no credentials: none configured, and the instance metadata service answered 404/)] },
+    });
     expect((await req('POST', 'config', { access_key: b.fake.state.root.id, secret_key: b.fake.state.root.secret })).status).toBe(204);
   });
 });

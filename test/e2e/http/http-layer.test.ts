@@ -24,7 +24,14 @@ describe('the HTTP layer', () => {
     expect(plain.text).not.toContain('\n');
     const pretty = await call(svc.app, 'GET', '/v1/sys/mounts?pretty', { token: svc.root });
     expect(pretty.text).toContain('\n    "request_id"');
-    expect(JSON.parse(pretty.text)).toMatchObject({ lease_id: '', renewable: false, lease_duration: 0, wrap_info: null, warnings: null, auth: null });
+    expect(JSON.parse(pretty.text)).toMatchObject({
+      lease_id: '',
+      renewable: false,
+      lease_duration: 0,
+      wrap_info: null,
+      warnings: null,
+      auth: null,
+    });
   });
 
   it('pretty-prints errors too', async () => {
@@ -34,7 +41,9 @@ describe('the HTTP layer', () => {
   });
 
   it('404 for unknown routes and paths, 405 for a method the path does not take', async () => {
-    expect((await call(svc.app, 'GET', '/v1/nomount/x', { token: svc.root })).json).toEqual({ errors: ['no handler for route "nomount/x"'] });
+    expect((await call(svc.app, 'GET', '/v1/nomount/x', { token: svc.root })).json).toEqual({
+      errors: ['no handler for route "nomount/x"'],
+    });
     expect((await call(svc.app, 'GET', '/v2/sys/health')).status).toBe(404);
     const unknown = await call(svc.app, 'GET', '/v1/sys/unknown/thing', { token: svc.root });
     expect(unknown.status).toBe(404);
@@ -93,7 +102,11 @@ describe('the HTTP layer', () => {
     ['"text"', /must be a JSON object/],
     ['12', /must be a JSON object/],
   ])('refuses the body %s with 400', async (raw, message) => {
-    const r = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, raw, headers: { 'content-type': 'application/json' } });
+    const r = await call(svc.app, 'POST', '/v1/auth/token/create', {
+      token: svc.root,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(message);
   });
@@ -107,7 +120,11 @@ describe('the HTTP layer', () => {
 
   it('answers 413 for a body over 1 MiB, declared or not', async () => {
     const big = JSON.stringify({ policy: 'x'.repeat(1024 * 1024 + 10) });
-    const declared = await call(svc.app, 'PUT', '/v1/sys/policy/big', { token: svc.root, raw: big, headers: { 'content-type': 'application/json' } });
+    const declared = await call(svc.app, 'PUT', '/v1/sys/policy/big', {
+      token: svc.root,
+      raw: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(declared.status).toBe(413);
     expect(declared.json!.errors[0]).toMatch(/request body too large/);
     const stream = new ReadableStream({
@@ -148,7 +165,12 @@ describe('the HTTP layer', () => {
 
   it('takes the token from X-Svc-Token, X-Vault-Token or Authorization: Bearer', async () => {
     const t = await tokenWith(svc, ['default']);
-    for (const headers of <Record<string, string>[]>[{ 'x-svc-token': t }, { 'x-vault-token': t }, { authorization: `Bearer ${t}` }, { authorization: `bearer ${t}` }]) {
+    for (const headers of <Record<string, string>[]>[
+      { 'x-svc-token': t },
+      { 'x-vault-token': t },
+      { authorization: `Bearer ${t}` },
+      { authorization: `bearer ${t}` },
+    ]) {
       const r = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { headers });
       expect(r.status).toBe(200);
     }
@@ -163,7 +185,9 @@ describe('the HTTP layer', () => {
     const r = await call(svc.app, 'GET', '/v1/sys/openapi', { token: svc.root });
     expect(r.status).toBe(200);
     expect(r.json!.openapi).toBe('3.0.2');
-    expect(r.json!.paths['/auth/token/create'].post.requestBody.content['application/json'].schema.properties.ttl).toMatchObject({ type: 'string' });
+    expect(r.json!.paths['/auth/token/create'].post.requestBody.content['application/json'].schema.properties.ttl).toMatchObject({
+      type: 'string',
+    });
     expect(r.json!.paths['/sys/policy/{name}']).toHaveProperty('delete');
     expect(r.json!.paths['/sys/health']['x-unauthenticated']).toEqual(['read']);
   });

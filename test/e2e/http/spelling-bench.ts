@@ -29,7 +29,11 @@ export interface SpellingBench {
 }
 
 async function must(svc: TestService, method: string, path: string, body?: unknown, app: Hono = svc.app) {
-  const r = await call(app, method, path, { token: svc.root, headers: { 'x-catalog-token': svc.root }, ...(body !== undefined ? { body } : {}) });
+  const r = await call(app, method, path, {
+    token: svc.root,
+    headers: { 'x-catalog-token': svc.root },
+    ...(body !== undefined ? { body } : {}),
+  });
   if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
   return r;
 }
@@ -38,7 +42,13 @@ async function startFakes(): Promise<{ a: CloudAFake; b: CloudBFake; aEnv: Recor
   const tls = await fakeTls();
   const a = await startCloudAFake(tls);
   const b = await startCloudBFake(tls);
-  const aEnv = { CLOUDA_AUTHORITY_URL: a.url, CLOUDA_GRAPH_URL: a.url, CLOUDA_RESOURCE_MANAGER_URL: a.url, CLOUDA_CA_CERT: tls.ca, CLOUDA_RETRY_DELAY_MS: '5' };
+  const aEnv = {
+    CLOUDA_AUTHORITY_URL: a.url,
+    CLOUDA_GRAPH_URL: a.url,
+    CLOUDA_RESOURCE_MANAGER_URL: a.url,
+    CLOUDA_CA_CERT: tls.ca,
+    CLOUDA_RETRY_DELAY_MS: '5',
+  };
   const bEnv = { CLOUDB_RAM_ENDPOINT: b.url, CLOUDB_STS_ENDPOINT: b.url, CLOUDB_METADATA_ENDPOINT: b.url, CLOUDB_CA_CERT: tls.ca };
   return { a, b, aEnv, bEnv };
 }
@@ -54,19 +64,35 @@ export async function spellingBench(): Promise<SpellingBench> {
 
   await must(svc, 'POST', '/v1/pki/root/generate/internal', { common_name: 'Spelling Root', ttl: '87600h' });
   await must(svc, 'POST', '/v1/ssh/config/ca', { key_type: 'ed25519' });
-  await must(svc, 'POST', '/v1/cloud-a/config', { subscription_id: a.state.subscriptionId, tenant_id: a.state.tenantId, client_id: a.root.clientId, client_secret: a.root.clientSecret });
+  await must(svc, 'POST', '/v1/cloud-a/config', {
+    subscription_id: a.state.subscriptionId,
+    tenant_id: a.state.tenantId,
+    client_id: a.root.clientId,
+    client_secret: a.root.clientSecret,
+  });
   await must(svc, 'POST', '/v1/cloud-b/config', { access_key: b.state.root.id, secret_key: b.state.root.secret });
   const contributor = JSON.stringify([{ role_name: 'Contributor', scope: `/subscriptions/${a.state.subscriptionId}` }]);
   for (const name of ['prod', 'other']) {
     await must(svc, 'POST', `/v1/pki/roles/${name}`, { allowed_domains: 'example', allow_subdomains: true, max_ttl: '1h' });
-    await must(svc, 'POST', `/v1/ssh/roles/${name}`, { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', default_user: `${name}-user` });
+    await must(svc, 'POST', `/v1/ssh/roles/${name}`, {
+      key_type: 'ca',
+      allow_user_certificates: true,
+      allowed_users: '*',
+      default_user: `${name}-user`,
+    });
     await must(svc, 'POST', `/v1/ssh/roles/${name}-otp`, { key_type: 'otp', default_user: `${name}-user`, cidr_list: '10.0.0.0/8' });
     await must(svc, 'POST', `/v1/ssh/keys/${name}`, { key: admin.privText });
     await must(svc, 'POST', `/v1/cloud-a/roles/${name}`, { cloud_a_roles: contributor, ttl: 600 });
     await must(svc, 'POST', `/v1/cloud-b/role/${name}`, { remote_policies: 'name:AliyunOSSReadOnlyAccess,type:System', ttl: 600 });
     const kv = await call(catalog, 'PUT', `/v1/kv/app/${name}`, { raw: `${name}-marker`, headers: { 'x-catalog-token': svc.root } });
     if (kv.text !== 'true') throw new Error(`kv seed: ${kv.status} ${kv.text}`);
-    await must(svc, 'PUT', '/v1/catalog/register', { Node: name, Address: `10.0.0.${name === 'prod' ? 1 : 2}`, Service: { Service: name, Port: 8000 } }, catalog);
+    await must(
+      svc,
+      'PUT',
+      '/v1/catalog/register',
+      { Node: name, Address: `10.0.0.${name === 'prod' ? 1 : 2}`, Service: { Service: name, Port: 8000 } },
+      catalog,
+    );
   }
   const csr = makeCsr('/CN=www.prod.example', ['-newkey', 'rsa:2048']);
   return {

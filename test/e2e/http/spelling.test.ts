@@ -24,12 +24,26 @@ export function spellings(mount: string, items: string, name: string): string[] 
   const enc = (c: string) => `%${c.charCodeAt(0).toString(16)}`;
   const cap = name[0]!.toUpperCase() + name.slice(1);
   const tails = [
-    `${items}/${name.toUpperCase()}`, `${items}/${cap}`, `${items.toUpperCase()}/${name}`,
-    `${items}/${enc(name[0]!)}${name.slice(1)}`, `${items}/${name.slice(0, -1)}${enc(name.at(-1)!).toUpperCase()}`,
-    `${items}/${name}/`, `${items}/${name}%2F`, `${items}/${name}//`, `${items}//${name}`, `${items}%2F${name}`,
-    `${items}/./${name}`, `${items}/%2E/${name}`, `${items}/.%2F${name}`, `${items}/${name}/.`,
-    `${items}/x/../${name}`, `${items}/x/%2e%2e/${name}`, `${items}/x%2F..%2F${name}`,
-    `${items}/${name}%20`, `${items}/%20${name}`, `${items}/${name}%00`,
+    `${items}/${name.toUpperCase()}`,
+    `${items}/${cap}`,
+    `${items.toUpperCase()}/${name}`,
+    `${items}/${enc(name[0]!)}${name.slice(1)}`,
+    `${items}/${name.slice(0, -1)}${enc(name.at(-1)!).toUpperCase()}`,
+    `${items}/${name}/`,
+    `${items}/${name}%2F`,
+    `${items}/${name}//`,
+    `${items}//${name}`,
+    `${items}%2F${name}`,
+    `${items}/./${name}`,
+    `${items}/%2E/${name}`,
+    `${items}/.%2F${name}`,
+    `${items}/${name}/.`,
+    `${items}/x/../${name}`,
+    `${items}/x/%2e%2e/${name}`,
+    `${items}/x%2F..%2F${name}`,
+    `${items}/${name}%20`,
+    `${items}/%20${name}`,
+    `${items}/${name}%00`,
   ];
   const mounts = [mount.toUpperCase(), `${enc(mount[0]!)}${mount.slice(1)}`];
   return [...tails.map((t) => `${mount}/${t}`), ...mounts.map((m) => `${m}/${items}/${name}`)];
@@ -56,18 +70,111 @@ const rootRead = (path: string) => async () => {
 };
 
 const CASES: ItemCase[] = [
-  { label: 'pki roles', mount: 'pki', items: 'roles', name: 'prod', other: 'other', read: true, del: true, write: () => ({ allowed_domains: 'evil.example', allow_any_name: true }), snapshot: rootRead('pki/roles/prod') },
-  { label: 'pki config', mount: 'pki', items: 'config', name: 'urls', other: 'crl', read: true, write: () => ({ issuing_certificates: 'http://evil.example/ca' }), snapshot: rootRead('pki/config/urls') },
-  { label: 'pki issue', mount: 'pki', items: 'issue', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ common_name: 'www.prod.example' }) } },
-  { label: 'pki sign', mount: 'pki', items: 'sign', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ csr: b.csr, common_name: 'www.prod.example' }) } },
-  { label: 'pki sign-verbatim', mount: 'pki', items: 'sign-verbatim', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ csr: b.csr }) } },
-  { label: 'ssh roles', mount: 'ssh', items: 'roles', name: 'prod', other: 'other', read: true, del: true, write: () => ({ key_type: 'ca', allow_user_certificates: true, allowed_users: 'root', default_user: 'root' }), snapshot: rootRead('ssh/roles/prod') },
-  { label: 'ssh sign', mount: 'ssh', items: 'sign', name: 'prod', other: 'other', action: { method: 'POST', body: () => ({ public_key: b.sshPublicKey }) } },
-  { label: 'ssh creds', mount: 'ssh', items: 'creds', name: 'prod-otp', other: 'other-otp', action: { method: 'POST', body: () => ({ ip: '10.1.2.3' }) } },
-  { label: 'ssh keys', mount: 'ssh', items: 'keys', name: 'prod', other: 'other', del: true, write: () => ({ key: b.otherAdminKey }), snapshot: async () => (await new SshStore(b.svc.deps, mountPartition(b.svc.deps, 'ssh', 'ssh')).getKey('prod')) ?? 'gone' },
-  { label: 'cloud-a roles', mount: 'cloud-a', items: 'roles', name: 'prod', other: 'other', read: true, del: true, write: () => ({ ttl: 60 }), snapshot: rootRead('cloud-a/roles/prod') },
+  {
+    label: 'pki roles',
+    mount: 'pki',
+    items: 'roles',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ allowed_domains: 'evil.example', allow_any_name: true }),
+    snapshot: rootRead('pki/roles/prod'),
+  },
+  {
+    label: 'pki config',
+    mount: 'pki',
+    items: 'config',
+    name: 'urls',
+    other: 'crl',
+    read: true,
+    write: () => ({ issuing_certificates: 'http://evil.example/ca' }),
+    snapshot: rootRead('pki/config/urls'),
+  },
+  {
+    label: 'pki issue',
+    mount: 'pki',
+    items: 'issue',
+    name: 'prod',
+    other: 'other',
+    action: { method: 'POST', body: () => ({ common_name: 'www.prod.example' }) },
+  },
+  {
+    label: 'pki sign',
+    mount: 'pki',
+    items: 'sign',
+    name: 'prod',
+    other: 'other',
+    action: { method: 'POST', body: () => ({ csr: b.csr, common_name: 'www.prod.example' }) },
+  },
+  {
+    label: 'pki sign-verbatim',
+    mount: 'pki',
+    items: 'sign-verbatim',
+    name: 'prod',
+    other: 'other',
+    action: { method: 'POST', body: () => ({ csr: b.csr }) },
+  },
+  {
+    label: 'ssh roles',
+    mount: 'ssh',
+    items: 'roles',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ key_type: 'ca', allow_user_certificates: true, allowed_users: 'root', default_user: 'root' }),
+    snapshot: rootRead('ssh/roles/prod'),
+  },
+  {
+    label: 'ssh sign',
+    mount: 'ssh',
+    items: 'sign',
+    name: 'prod',
+    other: 'other',
+    action: { method: 'POST', body: () => ({ public_key: b.sshPublicKey }) },
+  },
+  {
+    label: 'ssh creds',
+    mount: 'ssh',
+    items: 'creds',
+    name: 'prod-otp',
+    other: 'other-otp',
+    action: { method: 'POST', body: () => ({ ip: '10.1.2.3' }) },
+  },
+  {
+    label: 'ssh keys',
+    mount: 'ssh',
+    items: 'keys',
+    name: 'prod',
+    other: 'other',
+    del: true,
+    write: () => ({ key: b.otherAdminKey }),
+    snapshot: async () => (await new SshStore(b.svc.deps, mountPartition(b.svc.deps, 'ssh', 'ssh')).getKey('prod')) ?? 'gone',
+  },
+  {
+    label: 'cloud-a roles',
+    mount: 'cloud-a',
+    items: 'roles',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ ttl: 60 }),
+    snapshot: rootRead('cloud-a/roles/prod'),
+  },
   { label: 'cloud-a creds', mount: 'cloud-a', items: 'creds', name: 'prod', other: 'other', action: { method: 'GET' } },
-  { label: 'cloud-b role', mount: 'cloud-b', items: 'role', name: 'prod', other: 'other', read: true, del: true, write: () => ({ ttl: 60 }), snapshot: rootRead('cloud-b/role/prod') },
+  {
+    label: 'cloud-b role',
+    mount: 'cloud-b',
+    items: 'role',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ ttl: 60 }),
+    snapshot: rootRead('cloud-b/role/prod'),
+  },
   { label: 'cloud-b creds', mount: 'cloud-b', items: 'creds', name: 'prod', other: 'other', action: { method: 'GET' } },
 ];
 
@@ -75,14 +182,19 @@ const tokens = new Map<string, string>();
 async function tokenFor(c: ItemCase): Promise<string> {
   if (!tokens.has(c.label)) {
     const policy = `spelling-${c.label.replace(/\W+/g, '-')}`;
-    tokens.set(c.label, await tokenForPolicy(b.svc, policy, { [`${c.mount}/${c.items}/*`]: ALL, [`${c.mount}/${c.items}/${c.name}`]: ['deny'] }));
+    tokens.set(
+      c.label,
+      await tokenForPolicy(b.svc, policy, { [`${c.mount}/${c.items}/*`]: ALL, [`${c.mount}/${c.items}/${c.name}`]: ['deny'] }),
+    );
   }
   return tokens.get(c.label)!;
 }
 
-const send = (token: string, method: string, path: string, body?: unknown) => call(b.svc.app, method, `/v1/${path}`, { token, ...(body !== undefined ? { body } : {}) });
+const send = (token: string, method: string, path: string, body?: unknown) =>
+  call(b.svc.app, method, `/v1/${path}`, { token, ...(body !== undefined ? { body } : {}) });
 const refused = (r: { status: number }) => r.status >= 400 && r.status < 500;
-const describeFailure = (path: string, method: string, r: { status: number; text: string }) => `${method} ${path} answered ${r.status} ${r.text.slice(0, 200)}`;
+const describeFailure = (path: string, method: string, r: { status: number; text: string }) =>
+  `${method} ${path} answered ${r.status} ${r.text.slice(0, 200)}`;
 
 describe.each(CASES)('$label: a deny on the canonical name holds under every other spelling', (c) => {
   it('the policy works: the other item is served, the denied one is 403', async () => {
@@ -102,19 +214,25 @@ describe.each(CASES)('$label: a deny on the canonical name holds under every oth
   });
 });
 
-describe.each(CASES.filter((c) => c.write || c.del))('$label: writes and deletes under another spelling leave the denied item alone', (c) => {
-  it('never changes or removes it', async () => {
-    const token = await tokenFor(c);
-    const before = await c.snapshot!();
-    for (const path of spellings(c.mount, c.items, c.name)) {
-      for (const [method, body] of [...(c.write ? [['POST', c.write()]] : []), ...(c.del ? [['DELETE', undefined]] : [])] as [string, unknown][]) {
-        const r = await send(token, method, path, body);
-        expect(r.status, describeFailure(path, method, r)).toBeLessThan(500);
-        expect(await c.snapshot!(), describeFailure(path, method, r)).toEqual(before);
+describe.each(CASES.filter((c) => c.write || c.del))(
+  '$label: writes and deletes under another spelling leave the denied item alone',
+  (c) => {
+    it('never changes or removes it', async () => {
+      const token = await tokenFor(c);
+      const before = await c.snapshot!();
+      for (const path of spellings(c.mount, c.items, c.name)) {
+        for (const [method, body] of [...(c.write ? [['POST', c.write()]] : []), ...(c.del ? [['DELETE', undefined]] : [])] as [
+          string,
+          unknown,
+        ][]) {
+          const r = await send(token, method, path, body);
+          expect(r.status, describeFailure(path, method, r)).toBeLessThan(500);
+          expect(await c.snapshot!(), describeFailure(path, method, r)).toEqual(before);
+        }
       }
-    }
-  });
-});
+    });
+  },
+);
 
 describe('one decoded path for routing and authorisation', () => {
   it('the local dispatcher routes the decoded path, as the function does: /v1/sy%73/mounts is sys/mounts', async () => {
@@ -133,7 +251,12 @@ describe('one decoded path for routing and authorisation', () => {
   });
 
   it('a dot segment made of encoded slashes is refused with 400 naming it, on every function', async () => {
-    for (const path of ['/v1/cloud-b/role/x%2F..%2Fprod', '/v1/sys/policy/x%2F..%2Fdefault', '/v1/pki/roles/.%2Fprod', '/v1/kv/app/x%2F..%2Fprod']) {
+    for (const path of [
+      '/v1/cloud-b/role/x%2F..%2Fprod',
+      '/v1/sys/policy/x%2F..%2Fdefault',
+      '/v1/pki/roles/.%2Fprod',
+      '/v1/kv/app/x%2F..%2Fprod',
+    ]) {
       const r = await call(b.svc.app, 'GET', path, { token: b.svc.root });
       expect(r.status, path).toBe(400);
       expect(r.text, path).toMatch(/request path contains a .*segment/);
@@ -156,7 +279,13 @@ describe('pki cert/<serial>: unauthenticated, as in the reference', () => {
   it('serves the same certificate under every serial spelling, without a token', async () => {
     const issued = await call(b.svc.app, 'POST', '/v1/pki/issue/other', { token: b.svc.root, body: { common_name: 'a.other.example' } });
     const serial = issued.json!.data.serial_number as string;
-    const spellingsOf = [serial, serial.toUpperCase(), serial.replaceAll(':', '-'), serial.replaceAll(':', '-').toUpperCase(), encodeURIComponent(serial)];
+    const spellingsOf = [
+      serial,
+      serial.toUpperCase(),
+      serial.replaceAll(':', '-'),
+      serial.replaceAll(':', '-').toUpperCase(),
+      encodeURIComponent(serial),
+    ];
     for (const s of spellingsOf) {
       const r = await call(b.svc.app, 'GET', `/v1/pki/cert/${s}`);
       expect(r.status, s).toBe(200);
@@ -175,7 +304,8 @@ describe('catalog: keys and names are exact, listings filter per item', () => {
     'catalog/node/prod': ['deny'],
   };
   let token: string;
-  const cat = (method: string, path: string, raw?: string) => call(b.catalog, method, path, { headers: { 'x-catalog-token': token }, ...(raw !== undefined ? { raw } : {}) });
+  const cat = (method: string, path: string, raw?: string) =>
+    call(b.catalog, method, path, { headers: { 'x-catalog-token': token }, ...(raw !== undefined ? { raw } : {}) });
   const prodValue = async () => (await call(b.catalog, 'GET', '/v1/kv/app/prod?raw', { headers: { 'x-catalog-token': b.svc.root } })).text;
   const leaks = (r: { status: number; text: string }, ...markers: string[]) => r.status < 300 && markers.some((m) => r.text.includes(m));
   const MARKERS = ['prod-marker', Buffer.from('prod-marker').toString('base64'), '"app/prod"'];
@@ -190,7 +320,15 @@ describe('catalog: keys and names are exact, listings filter per item', () => {
   });
 
   it('no spelling, prefix listing or key listing shows app/prod', async () => {
-    const reads = [...spellings('kv', 'app', 'prod').map((p) => `/v1/${p}`), '/v1/kv/app/pro?recurse', '/v1/kv/app?recurse', '/v1/kv/?recurse', '/v1/kv/app/?keys', '/v1/kv/?keys', '/v1/kv/app/pr?keys&separator=/'];
+    const reads = [
+      ...spellings('kv', 'app', 'prod').map((p) => `/v1/${p}`),
+      '/v1/kv/app/pro?recurse',
+      '/v1/kv/app?recurse',
+      '/v1/kv/?recurse',
+      '/v1/kv/app/?keys',
+      '/v1/kv/?keys',
+      '/v1/kv/app/pr?keys&separator=/',
+    ];
     for (const path of reads) {
       const r = await cat('GET', path);
       expect(r.status, path).toBeLessThan(500);
@@ -215,7 +353,11 @@ describe('catalog: keys and names are exact, listings filter per item', () => {
     const paths = [
       ...spellings('catalog', 'service', 'prod').map((p) => `/v1/${p}`),
       ...spellings('catalog', 'node', 'prod').map((p) => `/v1/${p}`),
-      '/v1/catalog/services', '/v1/catalog/nodes', '/v1/agent/members', '/v1/catalog/service/other', '/v1/catalog/node/other',
+      '/v1/catalog/services',
+      '/v1/catalog/nodes',
+      '/v1/agent/members',
+      '/v1/catalog/service/other',
+      '/v1/catalog/node/other',
     ];
     for (const path of paths) {
       const r = await cat('GET', path);

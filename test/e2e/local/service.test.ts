@@ -54,7 +54,10 @@ describe('the local service', () => {
       const lookup = await fetch(`${second.url}/v1/auth/token/lookup-self`, { headers: { authorization: `Bearer ${root}` } });
       expect(lookup.status).toBe(200);
       // LIST on the wire, as existing clients send it (Node's own parser would refuse it).
-      const listed = await rawRequest(second.url, `LIST /v1/sys/policy HTTP/1.1\r\nHost: x\r\nX-Svc-Token: ${root}\r\nConnection: close\r\n\r\n`);
+      const listed = await rawRequest(
+        second.url,
+        `LIST /v1/sys/policy HTTP/1.1\r\nHost: x\r\nX-Svc-Token: ${root}\r\nConnection: close\r\n\r\n`,
+      );
       expect(listed).toMatch(/^HTTP\/1.1 200/);
       expect(listed).toContain('"kept"');
       // Paths no function serves, over real HTTP.

@@ -22,7 +22,15 @@ afterAll(async () => {
 
 describe('root generation', () => {
   it('exported returns the key; pem_bundle and der formats; refuses a second root until DELETE root', async () => {
-    const r = await post('pki/root/generate/exported', { common_name: 'Root A', ttl: '8760h', key_type: 'ed25519', max_path_length: 2, permitted_dns_domains: 'example.com,.example.org', format: 'pem_bundle', private_key_format: 'pkcs8' });
+    const r = await post('pki/root/generate/exported', {
+      common_name: 'Root A',
+      ttl: '8760h',
+      key_type: 'ed25519',
+      max_path_length: 2,
+      permitted_dns_domains: 'example.com,.example.org',
+      format: 'pem_bundle',
+      private_key_format: 'pkcs8',
+    });
     expect(r.status, r.text).toBe(200);
     const d = r.json!.data;
     secrets.push(d.private_key);
@@ -40,7 +48,10 @@ describe('root generation', () => {
     expect(again.json!.errors[0]).toMatch(/existing root/);
     // DELETE root needs sudo.
     const plain = await tokenWith(svc, ['pki-admin']);
-    await call(svc.app, 'PUT', '/v1/sys/policy/pki-admin', { token: svc.root, body: { policy: JSON.stringify({ path: { 'pki/*': { capabilities: ['create', 'read', 'update', 'delete', 'list'] } } }) } });
+    await call(svc.app, 'PUT', '/v1/sys/policy/pki-admin', {
+      token: svc.root,
+      body: { policy: JSON.stringify({ path: { 'pki/*': { capabilities: ['create', 'read', 'update', 'delete', 'list'] } } }) },
+    });
     expect((await call(svc.app, 'DELETE', '/v1/pki/root', { token: plain })).status).toBe(403);
     expect((await call(svc.app, 'DELETE', '/v1/pki/root', { token: svc.root })).status).toBe(204);
     // The old certificate stays readable; nothing can be signed.
@@ -57,7 +68,9 @@ describe('root generation', () => {
   });
 
   it('concurrent root generation: exactly one wins', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => post('pki_int/root/generate/internal', { common_name: `Race ${i}`, key_type: 'ec' })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => post('pki_int/root/generate/internal', { common_name: `Race ${i}`, key_type: 'ec' })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400)).toHaveLength(4);
     const ca = await call(svc.app, 'GET', '/v1/pki_int/ca/pem');
@@ -113,11 +126,35 @@ describe('intermediates, chains, imports and self-issued', () => {
 
   it('sign-self-issued needs sudo and re-signs a self-issued CA so it chains to this CA', async () => {
     const selfIssued = withFiles({}, (p) => {
-      openssl(['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', p('k.pem'), '-subj', '/CN=Old Root', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', p('c.pem')]);
+      openssl([
+        'req',
+        '-x509',
+        '-new',
+        '-nodes',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-keyout',
+        p('k.pem'),
+        '-subj',
+        '/CN=Old Root',
+        '-days',
+        '30',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+        '-out',
+        p('c.pem'),
+      ]);
       return openssl(['x509', '-in', p('c.pem')]).out;
     });
     const plain = await tokenWith(svc, ['pki-int-admin']);
-    await call(svc.app, 'PUT', '/v1/sys/policy/pki-int-admin', { token: svc.root, body: { policy: JSON.stringify({ path: { 'pki_int/*': { capabilities: ['create', 'update'] } } }) } });
+    await call(svc.app, 'PUT', '/v1/sys/policy/pki-int-admin', {
+      token: svc.root,
+      body: { policy: JSON.stringify({ path: { 'pki_int/*': { capabilities: ['create', 'update'] } } }) },
+    });
     expect((await post('pki_int/root/sign-self-issued', { certificate: selfIssued }, plain)).status).toBe(403);
     const r = await post('pki_int/root/sign-self-issued', { certificate: selfIssued });
     expect(r.status, r.text).toBe(200);
@@ -126,18 +163,46 @@ describe('intermediates, chains, imports and self-issued', () => {
     expect(v.ok, v.out).toBe(true);
     expect(await go.verify(r.json!.data.certificate, [root])).toMatchObject({ ok: true });
     expect(text(r.json!.data.certificate)).toMatch(/Subject: CN ?= ?Old Root/);
-    const leafish = (await post('pki_int/root/sign-intermediate', { csr: makeCsr('/CN=Y', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']), common_name: 'Y' })).json!.data.certificate;
+    const leafish = (
+      await post('pki_int/root/sign-intermediate', {
+        csr: makeCsr('/CN=Y', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
+        common_name: 'Y',
+      })
+    ).json!.data.certificate;
     expect((await post('pki_int/root/sign-self-issued', { certificate: leafish })).json!.errors[0]).toMatch(/not self-issued/);
     expect((await post('pki_int/root/sign-self-issued', { certificate: 'nonsense' })).status).toBe(400);
   });
 
   it('config/ca imports an openssl CA bundle; issued leaves verify; ca_chain leaves out the root', async () => {
     const bundle = withFiles({}, (p) => {
-      openssl(['req', '-x509', '-new', '-nodes', '-newkey', 'rsa:2048', '-keyout', p('k.pem'), '-subj', '/CN=Imported Root', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', p('c.pem')]);
+      openssl([
+        'req',
+        '-x509',
+        '-new',
+        '-nodes',
+        '-newkey',
+        'rsa:2048',
+        '-keyout',
+        p('k.pem'),
+        '-subj',
+        '/CN=Imported Root',
+        '-days',
+        '30',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+        '-out',
+        p('c.pem'),
+      ]);
       return openssl(['x509', '-in', p('c.pem')]).out + openssl(['pkey', '-in', p('k.pem')]).out;
     });
     secrets.push(bundle.slice(bundle.indexOf('-----BEGIN PRIVATE KEY')));
-    for (const bad of ['nothing here', bundle.replace(/-----BEGIN PRIVATE KEY[\s\S]*/, ''), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n']) {
+    for (const bad of [
+      'nothing here',
+      bundle.replace(/-----BEGIN PRIVATE KEY[\s\S]*/, ''),
+      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
+    ]) {
       expect((await post('pki_int/config/ca', { pem_bundle: bad })).status).toBe(400);
     }
     expect((await post('pki_int/config/ca', { pem_bundle: bundle })).status).toBe(204);
@@ -166,7 +231,9 @@ describe('intermediates, chains, imports and self-issued', () => {
     const leaf = await post('pki_int/issue/ec', { common_name: 'z.example.com' });
     secrets.push(leaf.json!.data.private_key);
     expect(verifyChain(leaf.json!.data.certificate, pkiRoot, [s.json!.data.certificate]).ok).toBe(true);
-    expect(await go.verify(leaf.json!.data.certificate, [pkiRoot], [s.json!.data.certificate], 'z.example.com')).toMatchObject({ ok: true });
+    expect(await go.verify(leaf.json!.data.certificate, [pkiRoot], [s.json!.data.certificate], 'z.example.com')).toMatchObject({
+      ok: true,
+    });
   });
 });
 

@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('the CRL follows its CA', () => {
-  it('after DELETE root and a new root/generate (the same name), the CRL is the new root\'s and lists none of the old one\'s', async () => {
+  it("after DELETE root and a new root/generate (the same name), the CRL is the new root's and lists none of the old one's", async () => {
     const first = await post('pki/root/generate/internal', { common_name: 'Example Root CA', key_type: 'ec' });
     const old = await revokedLeaf('pki');
     await expectCrlOf('pki', first.json!.data.certificate, [old]);
@@ -58,7 +58,7 @@ describe('the CRL follows its CA', () => {
     await expectCrlOf('pki', second.json!.data.certificate, [mine]);
   });
 
-  it('after intermediate/set-signed, the CRL is the intermediate\'s', async () => {
+  it("after intermediate/set-signed, the CRL is the intermediate's", async () => {
     const root = (await call(svc.app, 'GET', '/v1/pki/ca/pem')).text;
     const g = await post('pki_int/intermediate/generate/internal', { common_name: 'Int One', key_type: 'ec' });
     const s = await post('pki/root/sign-intermediate', { csr: g.json!.data.csr, common_name: 'Int One', ttl: '100h' });
@@ -71,9 +71,30 @@ describe('the CRL follows its CA', () => {
     await expectCrlOf('pki_int', s2.json!.data.certificate, []);
   });
 
-  it('after a config/ca import, the CRL is the imported CA\'s', async () => {
+  it("after a config/ca import, the CRL is the imported CA's", async () => {
     const bundle = withFiles({}, (p) => {
-      openssl(['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-keyout', p('k.pem'), '-subj', '/CN=Imported CA', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', p('c.pem')]);
+      openssl([
+        'req',
+        '-x509',
+        '-new',
+        '-nodes',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-keyout',
+        p('k.pem'),
+        '-subj',
+        '/CN=Imported CA',
+        '-days',
+        '30',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+        '-out',
+        p('c.pem'),
+      ]);
       return openssl(['x509', '-in', p('c.pem')]).out + openssl(['pkey', '-in', p('k.pem')]).out;
     });
     expect((await post('pki_int/config/ca', { pem_bundle: bundle })).status).toBe(204);

@@ -24,9 +24,17 @@ const get = async (path: string) => (await call(svc.app, 'GET', `/v1/${path}`)).
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
   go = goX509();
-  root = (await ok('pki/root/generate/internal', { common_name: 'Example Root CA', ttl: '87600h', key_type: 'ec', key_bits: 384 })).certificate!;
+  root = (await ok('pki/root/generate/internal', { common_name: 'Example Root CA', ttl: '87600h', key_type: 'ec', key_bits: 384 }))
+    .certificate!;
   const csr = (await ok('pki_int/intermediate/generate/internal', { common_name: 'Example Intermediate CA', key_type: 'rsa' })).csr;
-  inter = (await ok('pki/root/sign-intermediate', { csr, common_name: 'Example Intermediate CA', ttl: '43800h', permitted_dns_domains: 'example.com' })).certificate!;
+  inter = (
+    await ok('pki/root/sign-intermediate', {
+      csr,
+      common_name: 'Example Intermediate CA',
+      ttl: '43800h',
+      permitted_dns_domains: 'example.com',
+    })
+  ).certificate!;
   expect((await post('pki_int/intermediate/set-signed', { certificate: `${inter}\n${root}` })).status).toBe(204);
   for (const [name, extra] of [
     ['rsa', { key_type: 'rsa' }],
@@ -35,7 +43,9 @@ beforeAll(async () => {
     ['any', { key_type: 'any' }],
     ['people', { key_type: 'ec', allow_any_name: true, enforce_hostnames: false }],
   ] as const) {
-    expect((await post(`pki_int/roles/${name}`, { allowed_domains: 'example.com', allow_subdomains: true, max_ttl: '72h', ...extra })).status).toBe(200);
+    expect(
+      (await post(`pki_int/roles/${name}`, { allowed_domains: 'example.com', allow_subdomains: true, max_ttl: '72h', ...extra })).status,
+    ).toBe(200);
   }
 }, 60_000);
 
@@ -61,13 +71,17 @@ describe("Go's crypto/x509", () => {
     });
   }
 
-  it('a person\'s name as CN (allow_any_name) stays out of the SANs, so Go verifies under permitted_dns_domains', async () => {
+  it("a person's name as CN (allow_any_name) stays out of the SANs, so Go verifies under permitted_dns_domains", async () => {
     const d = await ok('pki_int/issue/people', { common_name: 'John Smith', ttl: '1h' });
     const v = await go.verify(d.certificate!, [root], [inter]);
     expect(v, v.error).toMatchObject({ ok: true, dns_names: null });
     const mail = await ok('pki_int/issue/people', { common_name: 'john@example.com', ttl: '1h' });
     expect(await go.verify(mail.certificate!, [root], [inter])).toMatchObject({ ok: true, dns_names: null, emails: ['john@example.com'] });
-    const wild = await post('pki_int/roles/wild', { allowed_domains: 'example.com', allow_subdomains: true, allow_wildcard_certificates: true });
+    const wild = await post('pki_int/roles/wild', {
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+      allow_wildcard_certificates: true,
+    });
     expect(wild.status).toBe(200);
     const w = await ok('pki_int/issue/wild', { common_name: '*.example.com', ttl: '1h' });
     expect(await go.verify(w.certificate!, [root], [inter], 'a.example.com')).toMatchObject({ ok: true, dns_names: ['*.example.com'] });
@@ -99,10 +113,16 @@ describe("Go's crypto/x509", () => {
     expect(rootCrl, rootCrl.error).toMatchObject({ ok: true, revoked: null });
   });
 
-  for (const [keyType, bits] of [['ed25519', 0], ['rsa', 3072], ['ec', 256]] as const) {
+  for (const [keyType, bits] of [
+    ['ed25519', 0],
+    ['rsa', 3072],
+    ['ec', 256],
+  ] as const) {
     it(`a new ${keyType} root: root, leaf and CRL verify`, async () => {
       expect((await call(svc.app, 'DELETE', '/v1/pki/root', { token: svc.root })).status).toBe(204);
-      const r = (await ok('pki/root/generate/internal', { common_name: `Example ${keyType} Root`, key_type: keyType, key_bits: bits, ttl: '1000h' })).certificate!;
+      const r = (
+        await ok('pki/root/generate/internal', { common_name: `Example ${keyType} Root`, key_type: keyType, key_bits: bits, ttl: '1000h' })
+      ).certificate!;
       expect(await go.verify(r, [r])).toMatchObject({ ok: true });
       await post('pki/roles/any', { allow_any_name: true, key_type: 'ec' });
       const leaf = await ok('pki/issue/any', { common_name: 'leaf.example.net', ttl: '1h' });

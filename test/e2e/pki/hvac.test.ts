@@ -23,7 +23,11 @@ afterAll(async () => {
 
 describe('python3-hvac', () => {
   it('runs the whole PKI flow with hvac PKI methods, and what it gets back verifies with openssl', async () => {
-    const csr = makeCsr('/CN=svc.example.com', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], ['-addext', 'subjectAltName=DNS:svc.example.com']);
+    const csr = makeCsr(
+      '/CN=svc.example.com',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+      ['-addext', 'subjectAltName=DNS:svc.example.com'],
+    );
     const { stdout } = await promisify(execFile)('/usr/bin/python3', [join(import.meta.dirname, 'hvac_flow.py')], {
       env: { ...process.env, LATCHKEY_ADDR: server.url, LATCHKEY_TOKEN: svc.root, CSR: csr, PYTHONDONTWRITEBYTECODE: '1' },
       timeout: 120_000,

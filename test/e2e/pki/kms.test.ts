@@ -20,7 +20,12 @@ beforeAll(async () => {
   rootKey = (await kms.createKey({ keySpec: 'RSA_2048', keyUsage: 'SIGN_VERIFY' })).keyId;
   intKey = (await kms.createKey({ keySpec: 'ECC_NIST_P256', keyUsage: 'SIGN_VERIFY' })).keyId;
   const encryptOnly = (await kms.createKey({ keySpec: 'RSA_2048', keyUsage: 'ENCRYPT_DECRYPT' })).keyId;
-  process.env.MANAGED_KEYS = JSON.stringify({ 'root-key': { key_id: rootKey }, 'int-key': { key_id: intKey }, 'not-signing': { key_id: encryptOnly }, missing: { key_id: '00000000-0000-0000-0000-000000000000' } });
+  process.env.MANAGED_KEYS = JSON.stringify({
+    'root-key': { key_id: rootKey },
+    'int-key': { key_id: intKey },
+    'not-signing': { key_id: encryptOnly },
+    missing: { key_id: '00000000-0000-0000-0000-000000000000' },
+  });
   process.env.AWS_ACCESS_KEY_ID = kms.credentials.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = kms.credentials.secretAccessKey;
   svc = await createTestService({ engines: [pkiEngine] });
@@ -41,7 +46,12 @@ describe('managed (KMS) CA keys', () => {
 
   it('root/generate/kms signs the root through KMS Sign and never returns a private key', async () => {
     const before = signCalls(rootKey);
-    const r = await post('pki/root/generate/kms', { common_name: 'KMS Root', managed_key_name: 'root-key', ttl: '8760h', format: 'pem_bundle' });
+    const r = await post('pki/root/generate/kms', {
+      common_name: 'KMS Root',
+      managed_key_name: 'root-key',
+      ttl: '8760h',
+      format: 'pem_bundle',
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json!.data.private_key).toBeUndefined();
     expect(r.json!.data.certificate).not.toMatch(/PRIVATE KEY/);

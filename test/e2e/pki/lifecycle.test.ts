@@ -15,7 +15,12 @@ beforeAll(async () => {
   root = r.json!.data.certificate;
   const g = await post('pki_int/intermediate/generate/internal', { common_name: 'Latchkey Intermediate', key_type: 'rsa' });
   expect(g.status, g.text).toBe(200);
-  const s = await post('pki/root/sign-intermediate', { csr: g.json!.data.csr, common_name: 'Latchkey Intermediate', ttl: '43800h', format: 'pem_bundle' });
+  const s = await post('pki/root/sign-intermediate', {
+    csr: g.json!.data.csr,
+    common_name: 'Latchkey Intermediate',
+    ttl: '43800h',
+    format: 'pem_bundle',
+  });
   expect(s.status, s.text).toBe(200);
   inter = s.json!.data.certificate.split(/(?<=-----END CERTIFICATE-----)\n/)[0];
   const set = await post('pki_int/intermediate/set-signed', { certificate: `${inter}\n${root}` });
@@ -40,7 +45,12 @@ describe('pki lifecycle, checked by openssl', () => {
 
   for (const role of ['web', 'web-ec', 'web-ed']) {
     it(`issues a ${role} leaf that verifies against root + intermediate`, async () => {
-      const r = await post(`pki_int/issue/${role}`, { common_name: 'www.example.com', alt_names: 'api.example.com', ip_sans: '127.0.0.1', ttl: '1h' });
+      const r = await post(`pki_int/issue/${role}`, {
+        common_name: 'www.example.com',
+        alt_names: 'api.example.com',
+        ip_sans: '127.0.0.1',
+        ttl: '1h',
+      });
       expect(r.status, r.text).toBe(200);
       const d = r.json!.data;
       expect(d.serial_number).toMatch(/^([0-9a-f]{2}:){19}[0-9a-f]{2}$/);
@@ -55,7 +65,11 @@ describe('pki lifecycle, checked by openssl', () => {
   }
 
   it('signs an openssl CSR and signs verbatim; refuses a CA CSR verbatim', async () => {
-    const csr = makeCsr('/CN=svc.example.com', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], ['-addext', 'subjectAltName=DNS:svc.example.com']);
+    const csr = makeCsr(
+      '/CN=svc.example.com',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+      ['-addext', 'subjectAltName=DNS:svc.example.com'],
+    );
     const s = await post('pki_int/sign/any', { csr, common_name: 'ignored.example.com' });
     expect(s.status, s.text).toBe(200);
     expect(verifyChain(s.json!.data.certificate, root, [inter]).ok).toBe(true);
@@ -63,7 +77,11 @@ describe('pki lifecycle, checked by openssl', () => {
     const v = await post('pki_int/sign-verbatim', { csr, ttl: '1h' });
     expect(v.status, v.text).toBe(200);
     expect(verifyChain(v.json!.data.certificate, root, [inter]).ok).toBe(true);
-    const caCsr = makeCsr('/CN=evil CA', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], ['-addext', 'basicConstraints=critical,CA:TRUE']);
+    const caCsr = makeCsr(
+      '/CN=evil CA',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+      ['-addext', 'basicConstraints=critical,CA:TRUE'],
+    );
     const bad = await post('pki_int/sign-verbatim', { csr: caCsr });
     expect(bad.status).toBe(400);
     expect(bad.json!.errors[0]).toMatch(/sign-intermediate/);

@@ -32,7 +32,8 @@ beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
   go = goX509();
   root = (await ok('pki/root/generate/internal', { common_name: 'Shapes Root', key_type: 'ec', ttl: '1000h' })).certificate!;
-  for (const t of ['rsa', 'ec', 'ed25519', 'any']) expect((await post(`pki/roles/${t}`, { allowed_domains: 'example.com', allow_subdomains: true, key_type: t })).status).toBe(200);
+  for (const t of ['rsa', 'ec', 'ed25519', 'any'])
+    expect((await post(`pki/roles/${t}`, { allowed_domains: 'example.com', allow_subdomains: true, key_type: t })).status).toBe(200);
 }, 30_000);
 
 afterAll(async () => {
@@ -42,12 +43,18 @@ afterAll(async () => {
 describe('sign-verbatim', () => {
   it('copies every extension the CSR requests except basicConstraints, in place of its own', async () => {
     const csr = ecCsr([
-      '-addext', 'subjectAltName=DNS:v.example.com,URI:spiffe://example.com/v',
-      '-addext', 'keyUsage=critical,digitalSignature',
-      '-addext', 'extendedKeyUsage=clientAuth',
-      '-addext', 'certificatePolicies=1.2.3.4',
-      '-addext', '1.2.3.4.5.6=ASN1:UTF8String:requested-value',
-      '-addext', 'basicConstraints=critical,CA:FALSE',
+      '-addext',
+      'subjectAltName=DNS:v.example.com,URI:spiffe://example.com/v',
+      '-addext',
+      'keyUsage=critical,digitalSignature',
+      '-addext',
+      'extendedKeyUsage=clientAuth',
+      '-addext',
+      'certificatePolicies=1.2.3.4',
+      '-addext',
+      '1.2.3.4.5.6=ASN1:UTF8String:requested-value',
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
     ]);
     const d = await ok('pki/sign-verbatim', { csr, ttl: '1h' });
     const g = await go.verify(d.certificate!, [root]);
@@ -64,16 +71,22 @@ describe('sign-verbatim', () => {
     // openssl will not make such a CSR; the engine's own CSR builder will.
     const signer = new LocalSigner(await generateKey('ec', 256));
     const twice = [ext('1.2.3.4.5.6', false, utf8('a')), ext('1.2.3.4.5.6', false, utf8('b'))];
-    const csr = toPem('CERTIFICATE REQUEST', await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), twice));
+    const csr = toPem(
+      'CERTIFICATE REQUEST',
+      await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), twice),
+    );
     const r = await post('pki/sign-verbatim', { csr });
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/extension is requested twice/);
   });
 
-  it('keeps its own authorityKeyIdentifier over a CSR\'s, so the certificate chains and lands on its CA\'s CRL', async () => {
+  it("keeps its own authorityKeyIdentifier over a CSR's, so the certificate chains and lands on its CA's CRL", async () => {
     const signer = new LocalSigner(await generateKey('ec', 256));
     const forged = ext('2.5.29.35', false, seq(implicit(0, Buffer.alloc(20, 7))));
-    const csr = toPem('CERTIFICATE REQUEST', await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), [forged]));
+    const csr = toPem(
+      'CERTIFICATE REQUEST',
+      await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), [forged]),
+    );
     const d = await ok('pki/sign-verbatim', { csr, ttl: '1h' });
     expect(await go.verify(d.certificate!, [root])).toMatchObject({ ok: true });
     await ok('pki/revoke', { serial_number: d.serial_number });
@@ -84,7 +97,10 @@ describe('sign-verbatim', () => {
   it('refuses a CSR extension whose value is not one DER element', async () => {
     const signer = new LocalSigner(await generateKey('ec', 256));
     const broken = ext('1.2.3.4.5.6', false, Buffer.from([0x0c, 0x05, 0x61]));
-    const csr = toPem('CERTIFICATE REQUEST', await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), [broken]));
+    const csr = toPem(
+      'CERTIFICATE REQUEST',
+      await buildCsr(encodeName({ commonName: 'v.example.com' }), signer, signatureAlgorithm(signer), [broken]),
+    );
     const r = await post('pki/sign-verbatim', { csr });
     expect(r.status, r.text).toBe(400);
   });
@@ -111,7 +127,11 @@ describe('revocation times and the chain, as the reference answers them', () => 
 
 describe('key usage fits the key type (RFC 8813, RFC 8410 / 9295)', () => {
   const { digitalSignature: ds, keyEncipherment: ke, keyAgreement: ka } = KU;
-  for (const [role, usage] of [['rsa', ds | ke | ka], ['ec', ds | ka], ['ed25519', ds]] as const) {
+  for (const [role, usage] of [
+    ['rsa', ds | ke | ka],
+    ['ec', ds | ka],
+    ['ed25519', ds],
+  ] as const) {
     it(`an issued ${role} leaf with the default key_usage has key usage ${usage}`, async () => {
       const d = await ok(`pki/issue/${role}`, { common_name: 'k.example.com', ttl: '1h' });
       const g = await go.verify(d.certificate!, [root]);
@@ -121,7 +141,10 @@ describe('key usage fits the key type (RFC 8813, RFC 8410 / 9295)', () => {
 
   it('sign and sign-verbatim of EC and Ed25519 CSRs carry no keyEncipherment either', async () => {
     const ed = makeCsr('/CN=e.example.com', ['-newkey', 'ed25519']);
-    for (const [csr, usage] of [[ecCsr(), ds | ka], [ed, ds]] as const) {
+    for (const [csr, usage] of [
+      [ecCsr(), ds | ka],
+      [ed, ds],
+    ] as const) {
       for (const path of ['pki/sign/any', 'pki/sign-verbatim']) {
         const d = await ok(path, { csr, common_name: 'k.example.com', ttl: '1h' });
         expect((await go.verify(d.certificate!, [root])).key_usage).toBe(usage);
@@ -146,6 +169,8 @@ describe('validity', () => {
     expect(span((await ok('pki/sign/any', { csr: ecCsr(), ttl: '1h' }, slow)).certificate!)).toBe(3630);
     expect(span((await ok('pki/sign-verbatim', { csr: ecCsr(), ttl: '1h' }, slow)).certificate!)).toBe(3630);
     const g = await ok('pki_int/intermediate/generate/internal', { common_name: 'Slow Int', key_type: 'ec' }, slow);
-    expect(span((await ok('pki/root/sign-intermediate', { csr: g.csr, common_name: 'Slow Int', ttl: '100h' }, slow)).certificate!)).toBe(100 * 3600 + 30);
+    expect(span((await ok('pki/root/sign-intermediate', { csr: g.csr, common_name: 'Slow Int', ttl: '100h' }, slow)).certificate!)).toBe(
+      100 * 3600 + 30,
+    );
   });
 });

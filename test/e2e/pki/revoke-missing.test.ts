@@ -19,7 +19,13 @@ beforeAll(async () => {
   const r = await post('pki/root/generate/internal', { common_name: 'Revoke Root', ttl: '8760h', key_type: 'ec' });
   expect(r.status, r.text).toBe(200);
   caSerial = r.json!.data.serial_number as string;
-  const w = await post('pki/roles/leased', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', generate_lease: true, ttl: '1h' });
+  const w = await post('pki/roles/leased', {
+    allowed_domains: 'example.com',
+    allow_subdomains: true,
+    key_type: 'ec',
+    generate_lease: true,
+    ttl: '1h',
+  });
   expect(w.status, w.text).toBe(200);
 });
 
@@ -46,7 +52,10 @@ describe('revoking a missing certificate', () => {
     expect(caSerial).toMatch(/^[0-9a-f:]+$/);
     const revoke = pkiEngine.revoker!(svc.deps);
     await expect(revoke({ mount: 'pki', revoke: { serial: caSerial } } as never)).rejects.toThrow(/own CRL/);
-    expect(await post('pki/revoke', { serial_number: caSerial })).toMatchObject({ status: 400, json: { errors: ['adding issuer (id: default) to its own CRL is not allowed'] } });
+    expect(await post('pki/revoke', { serial_number: caSerial })).toMatchObject({
+      status: 400,
+      json: { errors: ['adding issuer (id: default) to its own CRL is not allowed'] },
+    });
   });
 
   it('concurrent revocations of one serial all succeed with the first revocation time', async () => {

@@ -15,8 +15,10 @@ const opensslDate = (ms: number) => {
 };
 let root = '';
 const post = (path: string, body: unknown) => call(svc.app, 'POST', `/v1/${path}`, { token: svc.root, body });
-const role = (name: string, body: Record<string, unknown>) => post(`pki/roles/${name}`, { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ...body });
-const ecCsr = (subj = '/CN=csr.example.com', extra: string[] = []) => makeCsr(subj, ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], extra);
+const role = (name: string, body: Record<string, unknown>) =>
+  post(`pki/roles/${name}`, { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ...body });
+const ecCsr = (subj = '/CN=csr.example.com', extra: string[] = []) =>
+  makeCsr(subj, ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], extra);
 
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine], now: () => clock });
@@ -30,7 +32,18 @@ describe('roles CRUD', () => {
     const w = await role('crud', { ttl: '1h', max_ttl: '2h', ou: 'a,b' });
     expect(w.status, w.text).toBe(200);
     const r = await call(svc.app, 'GET', '/v1/pki/roles/crud', { token: svc.root });
-    expect(r.json!.data).toMatchObject({ ttl: '1h0m0s', max_ttl: '2h0m0s', allowed_domains: ['example.com'], allow_localhost: true, server_flag: true, key_type: 'ec', key_bits: 256, ou: ['a', 'b'], allowed_uri_sans: [], allowed_other_sans: [] });
+    expect(r.json!.data).toMatchObject({
+      ttl: '1h0m0s',
+      max_ttl: '2h0m0s',
+      allowed_domains: ['example.com'],
+      allow_localhost: true,
+      server_flag: true,
+      key_type: 'ec',
+      key_bits: 256,
+      ou: ['a', 'b'],
+      allowed_uri_sans: [],
+      allowed_other_sans: [],
+    });
     const list = await call(svc.app, 'LIST', '/v1/pki/roles', { token: svc.root });
     expect(list.json!.data.keys).toContain('crud');
     expect((await call(svc.app, 'DELETE', '/v1/pki/roles/crud', { token: svc.root })).status).toBe(204);
@@ -80,23 +93,47 @@ describe('issue under a role', () => {
 
   it('puts the allowed URI, other SANs, subject fields, usages and policies into the certificate', async () => {
     await role('rich', {
-      allowed_uri_sans: 'spiffe://example.com/*', allowed_other_sans: '1.3.6.1.4.1.311.20.2.3;UTF8:*', allowed_serial_numbers: 'dev-*',
-      organization: 'Latchkey', ou: 'Platform', country: 'NZ', locality: 'Wellington', province: 'WLG', street_address: '1 Main St', postal_code: '6011',
-      key_usage: 'DigitalSignature', ext_key_usage: 'TimeStamping', ext_key_usage_oids: '1.3.6.1.5.5.7.3.17', server_flag: false, client_flag: true,
-      code_signing_flag: true, email_protection_flag: true, policy_identifiers: '1.3.6.1.4.1.44947.1.1.1', basic_constraints_valid_for_non_ca: true,
+      allowed_uri_sans: 'spiffe://example.com/*',
+      allowed_other_sans: '1.3.6.1.4.1.311.20.2.3;UTF8:*',
+      allowed_serial_numbers: 'dev-*',
+      organization: 'Latchkey',
+      ou: 'Platform',
+      country: 'NZ',
+      locality: 'Wellington',
+      province: 'WLG',
+      street_address: '1 Main St',
+      postal_code: '6011',
+      key_usage: 'DigitalSignature',
+      ext_key_usage: 'TimeStamping',
+      ext_key_usage_oids: '1.3.6.1.5.5.7.3.17',
+      server_flag: false,
+      client_flag: true,
+      code_signing_flag: true,
+      email_protection_flag: true,
+      policy_identifiers: '1.3.6.1.4.1.44947.1.1.1',
+      basic_constraints_valid_for_non_ca: true,
       signature_bits: 384,
     });
-    const r = await post('pki/issue/rich', { common_name: 'w.example.com', uri_sans: 'spiffe://example.com/web', other_sans: '1.3.6.1.4.1.311.20.2.3;UTF8:dev@example.com', serial_number: 'dev-1' });
+    const r = await post('pki/issue/rich', {
+      common_name: 'w.example.com',
+      uri_sans: 'spiffe://example.com/web',
+      other_sans: '1.3.6.1.4.1.311.20.2.3;UTF8:dev@example.com',
+      serial_number: 'dev-1',
+    });
     expect(r.status, r.text).toBe(200);
     const t = text(r.json!.data.certificate);
     const v = verifyChain(r.json!.data.certificate, root);
     expect(v.ok, v.out).toBe(true);
-    expect(t).toMatch(/Subject: C ?= ?NZ, ST ?= ?WLG, L ?= ?Wellington, street ?= ?1 Main St, postalCode ?= ?6011, O ?= ?Latchkey, OU ?= ?Platform, CN ?= ?w\.example\.com, serialNumber ?= ?dev-1/);
+    expect(t).toMatch(
+      /Subject: C ?= ?NZ, ST ?= ?WLG, L ?= ?Wellington, street ?= ?1 Main St, postalCode ?= ?6011, O ?= ?Latchkey, OU ?= ?Platform, CN ?= ?w\.example\.com, serialNumber ?= ?dev-1/,
+    );
     expect(t).toMatch(/URI:spiffe:\/\/example\.com\/web/);
     expect(t).toMatch(/othername: (UPN|1\.3\.6\.1\.4\.1\.311\.20\.2\.3)[^\n]*dev@example\.com/i);
     expect(t).toMatch(/X509v3 Key Usage: critical\s+Digital Signature\n/);
     expect(t).toMatch(/Time Stamping/);
-    expect(t).toMatch(/TLS Web Client Authentication, Code Signing, E-mail Protection, 1\.3\.6\.1\.5\.5\.7\.3\.17|Time Stamping, TLS Web Client Authentication, Code Signing, E-mail Protection/);
+    expect(t).toMatch(
+      /TLS Web Client Authentication, Code Signing, E-mail Protection, 1\.3\.6\.1\.5\.5\.7\.3\.17|Time Stamping, TLS Web Client Authentication, Code Signing, E-mail Protection/,
+    );
     expect(t).not.toMatch(/TLS Web Server Authentication/);
     expect(t).toMatch(/Policy: 1\.3\.6\.1\.4\.1\.44947\.1\.1\.1/);
     expect(t).toMatch(/Basic Constraints: critical\s+CA:FALSE/);
@@ -174,12 +211,20 @@ describe('sign under a role', () => {
     const rsa4096 = makeCsr('/CN=r.example.com', ['-newkey', 'rsa:4096']);
     const rsa2048 = makeCsr('/CN=r.example.com', ['-newkey', 'rsa:2048']);
     const p224 = makeCsr('/CN=p.example.com', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-224']);
-    for (const [name, csr] of [['ec-256', p384], ['rsa-2048', rsa4096], ['rsa-3072', rsa4096]] as const) {
+    for (const [name, csr] of [
+      ['ec-256', p384],
+      ['rsa-2048', rsa4096],
+      ['rsa-3072', rsa4096],
+    ] as const) {
       const r = await post(`pki/sign/${name}`, { csr });
       expect(r.status, r.text).toBe(200);
     }
-    expect((await post('pki/sign/rsa-3072', { csr: rsa2048 })).json!.errors[0]).toBe("role requires a minimum of a 3072-bit key, but CSR's key is 2048 bits");
-    expect((await post('pki/sign/ec-256', { csr: p224 })).json!.errors[0]).toBe("role requires a minimum of a 256-bit key, but CSR's key is 224 bits");
+    expect((await post('pki/sign/rsa-3072', { csr: rsa2048 })).json!.errors[0]).toBe(
+      "role requires a minimum of a 3072-bit key, but CSR's key is 2048 bits",
+    );
+    expect((await post('pki/sign/ec-256', { csr: p224 })).json!.errors[0]).toBe(
+      "role requires a minimum of a 256-bit key, but CSR's key is 224 bits",
+    );
   });
 
   it('use_csr_common_name / use_csr_sans false take the request values', async () => {
@@ -249,7 +294,8 @@ describe('leases and storage', () => {
     expect(raw.headers.get('content-type')).toBe('application/pkix-cert');
     const pem = await call(svc.app, 'GET', `/v1/pki/cert/${serial}/raw/pem`);
     expect(pem.text.trim()).toBe(r.json!.data.certificate.trim());
-    for (const bad of ['zz', '1:2:3:', 'a'.repeat(200), 'x-y']) expect((await call(svc.app, 'GET', `/v1/pki/cert/${bad}`)).status, bad).toBe(400);
+    for (const bad of ['zz', '1:2:3:', 'a'.repeat(200), 'x-y'])
+      expect((await call(svc.app, 'GET', `/v1/pki/cert/${bad}`)).status, bad).toBe(400);
     expect((await call(svc.app, 'LIST', '/v1/pki/certs')).status).toBe(403);
   });
 

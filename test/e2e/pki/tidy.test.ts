@@ -31,12 +31,19 @@ beforeAll(async () => {
 
 describe('tidy', () => {
   it('reports Inactive before any tidy', async () => {
-    expect(await status('pki_int')).toMatchObject({ state: 'Inactive', error: null, time_started: null, time_finished: null, cert_store_deleted_count: 0 });
+    expect(await status('pki_int')).toMatchObject({
+      state: 'Inactive',
+      error: null,
+      time_started: null,
+      time_finished: null,
+      cert_store_deleted_count: 0,
+    });
   });
 
   it('removes expired certificates and revocations after the safety buffer, reporting progress', async () => {
     const issued = [];
-    for (let i = 0; i < 6; i++) issued.push((await post('pki/issue/short', { common_name: `t${i}.example.com` })).json!.data.serial_number as string);
+    for (let i = 0; i < 6; i++)
+      issued.push((await post('pki/issue/short', { common_name: `t${i}.example.com` })).json!.data.serial_number as string);
     await post('pki/revoke', { serial_number: issued[0] });
     clock += 2 * 3600_000; // all six expired an hour ago
     const keeper = (await post('pki/issue/short', { common_name: 'keep.example.com' })).json!.data.serial_number as string;
@@ -50,7 +57,14 @@ describe('tidy', () => {
     expect(r.status).toBe(202);
     expect(r.json!.warnings[0]).toMatch(/Tidy operation successfully started/);
     const s = await finished();
-    expect(s).toMatchObject({ state: 'Finished', error: null, tidy_cert_store: true, tidy_revoked_certs: true, safety_buffer: 1800, revoked_cert_deleted_count: 1 });
+    expect(s).toMatchObject({
+      state: 'Finished',
+      error: null,
+      tidy_cert_store: true,
+      tidy_revoked_certs: true,
+      safety_buffer: 1800,
+      revoked_cert_deleted_count: 1,
+    });
     // The root is in the store too, but expires in ten years.
     expect(s.cert_store_deleted_count).toBe(6);
     expect(s.message).toMatch(/^Tidying (certificate store: checking entry|revoked certificates: checking certificate) \d+ of \d+$/);
@@ -80,7 +94,12 @@ describe('tidy', () => {
   it('config/auto-tidy: the schedule starts a due tidy with the configured options, then waits an interval', async () => {
     const w = await post('pki/config/auto-tidy', { enabled: true, interval_duration: '1h', tidy_cert_store: true, safety_buffer: '1s' });
     expect(w.status).toBe(204);
-    expect((await call(svc.app, 'GET', '/v1/pki/config/auto-tidy', { token: svc.root })).json!.data).toMatchObject({ enabled: true, interval_duration: 3600, tidy_cert_store: true, safety_buffer: 1 });
+    expect((await call(svc.app, 'GET', '/v1/pki/config/auto-tidy', { token: svc.root })).json!.data).toMatchObject({
+      enabled: true,
+      interval_duration: 3600,
+      tidy_cert_store: true,
+      safety_buffer: 1,
+    });
     const serial = (await post('pki/issue/short', { common_name: 'auto.example.com' })).json!.data.serial_number as string;
     clock += 2 * 3600_000;
     const first = (await autoTidy(svc.deps, Date.now() + 30_000)).find((r) => r.mount === 'pki');
@@ -113,9 +132,14 @@ describe('tidy', () => {
     const expired = clock - 10 * 86_400_000;
     const rows = Array.from({ length: BIG }, (_, i) => {
       const serial = (0x4000000000n + BigInt(i)).toString(16);
-      return { key: `cert/${serial}`, value: { der: 'MA==', notAfter: expired }, index: { name: CERT_INDEX, sort: expiryIndexSort(expired, serial) } };
+      return {
+        key: `cert/${serial}`,
+        value: { der: 'MA==', notAfter: expired },
+        index: { name: CERT_INDEX, sort: expiryIndexSort(expired, serial) },
+      };
     });
-    for (let i = 0; i < rows.length; i += 2500) await Promise.all(Array.from({ length: 5 }, (_, j) => part.batchPut(rows.slice(i + j * 500, i + (j + 1) * 500))));
+    for (let i = 0; i < rows.length; i += 2500)
+      await Promise.all(Array.from({ length: 5 }, (_, j) => part.batchPut(rows.slice(i + j * 500, i + (j + 1) * 500))));
     // The count as an earlier version kept it (one item) plus the sharded count: both are summed.
     await part.increment('count/certs', 5);
     await countCertificates(part, BIG - 5);

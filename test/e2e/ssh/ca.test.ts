@@ -34,16 +34,20 @@ describe('config/ca: generated keys', () => {
     [{ key_type: 'ecdsa-sha2-nistp521' }, 'ecdsa-sha2-nistp521', '521', '(ECDSA)'],
     [{ key_type: 'ed25519' }, 'ssh-ed25519', '256', '(ED25519)'],
     [{ key_type: 'ssh-ed25519', generate_signing_key: true }, 'ssh-ed25519', '256', '(ED25519)'],
-  ])('%j gives a %s key ssh-keygen reads as %s bits', async (body, type, bits, kind) => {
-    const pub = await generateCa(svc, body);
-    expect(pub.startsWith(`${type} `)).toBe(true);
-    expect(pub.endsWith('\n')).toBe(true);
-    const fp = fingerprint(pub);
-    expect(fp.split(' ')[0]).toBe(bits);
-    expect(fp.endsWith(kind)).toBe(true);
-    const read = await call(svc.app, 'GET', '/v1/ssh/config/ca', { token: svc.root });
-    expect(read.json!.data.public_key).toBe(pub);
-  }, 60_000);
+  ])(
+    '%j gives a %s key ssh-keygen reads as %s bits',
+    async (body, type, bits, kind) => {
+      const pub = await generateCa(svc, body);
+      expect(pub.startsWith(`${type} `)).toBe(true);
+      expect(pub.endsWith('\n')).toBe(true);
+      const fp = fingerprint(pub);
+      expect(fp.split(' ')[0]).toBe(bits);
+      expect(fp.endsWith(kind)).toBe(true);
+      const read = await call(svc.app, 'GET', '/v1/ssh/config/ca', { token: svc.root });
+      expect(read.json!.data.public_key).toBe(pub);
+    },
+    60_000,
+  );
 
   it.each([
     [{ key_type: 'rsa', key_bits: 1024 }, /invalid key_bits 1024/],
@@ -84,7 +88,10 @@ describe('config/ca: imported keys', () => {
     ['rsa', 2048],
   ] as const)('imports an OpenSSH %s key pair (204) and serves its public key', async (type, bits) => {
     const k = keygen(dir, type, bits);
-    const r = await call(svc.app, 'POST', '/v1/ssh/config/ca', { token: svc.root, body: { private_key: k.privText, public_key: k.pubText } });
+    const r = await call(svc.app, 'POST', '/v1/ssh/config/ca', {
+      token: svc.root,
+      body: { private_key: k.privText, public_key: k.pubText },
+    });
     expect(r.status).toBe(204);
     const served = (await call(svc.app, 'GET', '/v1/ssh/public_key')).text;
     expect(served.trim().split(' ').slice(0, 2).join(' ')).toBe(k.pubText.split(' ').slice(0, 2).join(' '));
@@ -97,17 +104,43 @@ describe('config/ca: imported keys', () => {
     execFileSync('ssh-keygen', ['-p', '-N', '', '-m', 'PEM', '-f', k.priv], { stdio: 'pipe' });
     const privPem = execFileSync('cat', [k.priv], { encoding: 'utf8' });
     expect(privPem).toContain('BEGIN EC PRIVATE KEY');
-    const r = await call(svc.app, 'POST', '/v1/ssh/config/ca', { token: svc.root, body: { generate_signing_key: false, private_key: privPem, public_key: k.pubText } });
+    const r = await call(svc.app, 'POST', '/v1/ssh/config/ca', {
+      token: svc.root,
+      body: { generate_signing_key: false, private_key: privPem, public_key: k.pubText },
+    });
     expect(r.status).toBe(204);
   });
 
   it.each([
-    ['a public key that is not the private key\'s', () => ({ private_key: keygen(dir, 'ed25519').privText, public_key: keygen(dir, 'ed25519').pubText }), /public_key does not match private_key/],
-    ['a malformed private key', () => ({ private_key: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n', public_key: keygen(dir, 'ed25519').pubText }), /private_key is not a valid unencrypted private key/],
-    ['garbage as a private key', () => ({ private_key: 'hello', public_key: keygen(dir, 'ed25519').pubText }), /private_key is not a valid/],
-    ['a malformed public key', () => ({ private_key: keygen(dir, 'ed25519').privText, public_key: 'ssh-ed25519 AAAA!!' }), /public_key is not a valid SSH public key/],
+    [
+      "a public key that is not the private key's",
+      () => ({ private_key: keygen(dir, 'ed25519').privText, public_key: keygen(dir, 'ed25519').pubText }),
+      /public_key does not match private_key/,
+    ],
+    [
+      'a malformed private key',
+      () => ({
+        private_key: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
+        public_key: keygen(dir, 'ed25519').pubText,
+      }),
+      /private_key is not a valid unencrypted private key/,
+    ],
+    [
+      'garbage as a private key',
+      () => ({ private_key: 'hello', public_key: keygen(dir, 'ed25519').pubText }),
+      /private_key is not a valid/,
+    ],
+    [
+      'a malformed public key',
+      () => ({ private_key: keygen(dir, 'ed25519').privText, public_key: 'ssh-ed25519 AAAA!!' }),
+      /public_key is not a valid SSH public key/,
+    ],
     ['only a private key', () => ({ private_key: keygen(dir, 'ed25519').privText }), /missing public_key/],
-    ['keys with generate_signing_key true', () => ({ ...pair(), generate_signing_key: true }), /must not be set when generate_signing_key is true/],
+    [
+      'keys with generate_signing_key true',
+      () => ({ ...pair(), generate_signing_key: true }),
+      /must not be set when generate_signing_key is true/,
+    ],
     ['a 1024-bit RSA key', () => pair('rsa', 1024), /RSA keys shorter than 2048 bits are refused/],
     ['a DSA key', () => pair('dsa'), /unsupported key type|not a valid/],
   ])('refuses %s', async (_what, body, message) => {

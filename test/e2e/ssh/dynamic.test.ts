@@ -29,8 +29,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const creds = (role: string, body: Record<string, unknown> = { ip: '127.0.0.1' }) => call(svc.app, 'POST', `/v1/ssh/creds/${role}`, { token: svc.root, body });
-const authorizedKeys = () => (existsSync(join(home, '.ssh/authorized_keys')) ? readFileSync(join(home, '.ssh/authorized_keys'), 'utf8') : '');
+const creds = (role: string, body: Record<string, unknown> = { ip: '127.0.0.1' }) =>
+  call(svc.app, 'POST', `/v1/ssh/creds/${role}`, { token: svc.root, body });
+const authorizedKeys = () =>
+  existsSync(join(home, '.ssh/authorized_keys')) ? readFileSync(join(home, '.ssh/authorized_keys'), 'utf8') : '';
 const revoke = (leaseId: string) => call(svc.app, 'PUT', '/v1/sys/leases/revoke', { token: svc.root, body: { lease_id: leaseId } });
 
 function keyFile(pem: string): string {
@@ -42,11 +44,27 @@ function keyFile(pem: string): string {
 
 describe('dynamic keys with the built-in install script', () => {
   it('installs a generated key (with key_option_specs), logs in with it, and revocation uninstalls it', async () => {
-    await writeRole(svc, 'dyn', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, key_option_specs: 'no-agent-forwarding,no-X11-forwarding' });
+    await writeRole(svc, 'dyn', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+      key_option_specs: 'no-agent-forwarding,no-X11-forwarding',
+    });
     const r = await creds('dyn');
     expect(r.status).toBe(200);
     expect(r.json!.lease_id).toMatch(/^ssh\/creds\/dyn\//);
-    expect(r.json!.data).toMatchObject({ key_type: 'dynamic', admin_user: 'root', default_user: USER, username: USER, ip: '127.0.0.1', port: sshd.port, key_bits: 1024 });
+    expect(r.json!.data).toMatchObject({
+      key_type: 'dynamic',
+      admin_user: 'root',
+      default_user: USER,
+      username: USER,
+      ip: '127.0.0.1',
+      port: sshd.port,
+      key_bits: 1024,
+    });
     const pem = r.json!.data.key as string;
     expect(pem).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
     const installed = authorizedKeys();
@@ -62,7 +80,15 @@ describe('dynamic keys with the built-in install script', () => {
   }, 60_000);
 
   it('keeps other keys; revocation is idempotent', async () => {
-    await writeRole(svc, 'dyn2', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.1/32', port: sshd.port, key_bits: 2048 });
+    await writeRole(svc, 'dyn2', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.1/32',
+      port: sshd.port,
+      key_bits: 2048,
+    });
     const a = await creds('dyn2');
     const b = await creds('dyn2');
     expect([a.status, b.status]).toEqual([200, 200]);
@@ -80,7 +106,16 @@ describe('dynamic keys with the built-in install script', () => {
 
 describe('dynamic keys at lease expiry', () => {
   it('the sweeper uninstalls an expired key', async () => {
-    await writeRole(svc, 'short', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, ttl: '1s', max_ttl: '1s' });
+    await writeRole(svc, 'short', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+      ttl: '1s',
+      max_ttl: '1s',
+    });
     const r = await creds('short');
     expect(r.json!.lease_duration).toBe(1);
     const key = keyFile(r.json!.data.key);
@@ -115,7 +150,15 @@ rm -f "temp_$PUBLIC_KEY_FILE"
     mkdirSync(join(home, '.ssh'), { recursive: true });
     writeFileSync(auth, 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOtherKeyStaysHereXXXXXXXXXXXXXXXXXXXXXXXX other\n');
     execFileSync('chown', ['-R', `${USER}:`, join(home, '.ssh')]);
-    await writeRole(svc, 'scripted', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, install_script: referenceScript(argsLog) });
+    await writeRole(svc, 'scripted', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+      install_script: referenceScript(argsLog),
+    });
     const r = await creds('scripted');
     expect(r.status).toBe(200);
     const args = readFileSync(argsLog, 'utf8').trim().split('\n');
@@ -138,7 +181,14 @@ describe('dynamic keys: failures leave no lease behind', () => {
   const leasesOf = (role: string) => svc.deps.leases.list(`ssh/creds/${role}/`);
 
   it('a host that refuses the connection', async () => {
-    await writeRole(svc, 'closed', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: await freePort() });
+    await writeRole(svc, 'closed', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: await freePort(),
+    });
     const r = await creds('closed');
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/^failed to connect to root@127.0.0.1:\d+: .*ECONNREFUSED/);
@@ -146,7 +196,14 @@ describe('dynamic keys: failures leave no lease behind', () => {
   }, 30_000);
 
   it('an admin user the host does not accept', async () => {
-    await writeRole(svc, 'wrongadmin', { key_type: 'dynamic', key: 'admin', admin_user: 'nobody', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port });
+    await writeRole(svc, 'wrongadmin', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'nobody',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+    });
     const r = await creds('wrongadmin');
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/^failed to connect to nobody@127.0.0.1:\d+: All configured authentication methods failed/);
@@ -154,7 +211,15 @@ describe('dynamic keys: failures leave no lease behind', () => {
   }, 30_000);
 
   it('a script that fails', async () => {
-    await writeRole(svc, 'failing', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port, install_script: '#!/bin/sh\necho "disk full" >&2\nexit 3\n' });
+    await writeRole(svc, 'failing', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+      install_script: '#!/bin/sh\necho "disk full" >&2\nexit 3\n',
+    });
     const r = await creds('failing');
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/^the install script failed on root@127.0.0.1:\d+ \(exit 3\): disk full$/);
@@ -162,7 +227,14 @@ describe('dynamic keys: failures leave no lease behind', () => {
   }, 30_000);
 
   it('a user that does not exist on the host (built-in script)', async () => {
-    await writeRole(svc, 'nouser', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: 'no-such-user-lk', cidr_list: '127.0.0.0/8', port: sshd.port });
+    await writeRole(svc, 'nouser', {
+      key_type: 'dynamic',
+      key: 'admin',
+      admin_user: 'root',
+      default_user: 'no-such-user-lk',
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+    });
     const r = await creds('nouser');
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/no such user: no-such-user-lk/);
@@ -172,7 +244,14 @@ describe('dynamic keys: failures leave no lease behind', () => {
   it('an IP outside the role and a deleted admin key', async () => {
     expect((await creds('dyn', { ip: '10.0.0.1' })).json!.errors[0]).toMatch(/does not belong to role "dyn"/);
     await call(svc.app, 'POST', '/v1/ssh/keys/temp', { token: svc.root, body: { key: keygen(dir, 'ed25519').privText } });
-    await writeRole(svc, 'orphan', { key_type: 'dynamic', key: 'temp', admin_user: 'root', default_user: USER, cidr_list: '127.0.0.0/8', port: sshd.port });
+    await writeRole(svc, 'orphan', {
+      key_type: 'dynamic',
+      key: 'temp',
+      admin_user: 'root',
+      default_user: USER,
+      cidr_list: '127.0.0.0/8',
+      port: sshd.port,
+    });
     await call(svc.app, 'DELETE', '/v1/ssh/keys/temp', { token: svc.root });
     expect(await creds('orphan')).toMatchObject({ status: 400, json: { errors: ['key "temp" is not registered'] } });
     expect(await leasesOf('orphan')).toEqual([]);

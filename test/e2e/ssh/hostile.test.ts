@@ -15,14 +15,51 @@ let pub = '';
 let priv = '';
 
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]!;
 
 const ODD: unknown[] = [
-  '', ' ', 'a', '*', '..', '../../etc/passwd', '%00', '\u0000', '\n', 'é', '😀', 'x'.repeat(5000), -1, 0, 1.5, 2 ** 53, true, false, null,
-  [], [''], ['a', 1], {}, { a: 'b' }, { a: { b: 1 } }, '10.0.0.1', '::1', '10.0.0.0/8', '999.1.1.1', '1h', '-5s', '99999999h',
-  'ssh-ed25519 AAAA', 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ', '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----',
-  'permit-pty', 'source-address', '{{identity.entity.name}}', 'a,b,,c', 'rsa=2048', '{"rsa": [2048]}',
+  '',
+  ' ',
+  'a',
+  '*',
+  '..',
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  '\n',
+  'é',
+  '😀',
+  'x'.repeat(5000),
+  -1,
+  0,
+  1.5,
+  2 ** 53,
+  true,
+  false,
+  null,
+  [],
+  [''],
+  ['a', 1],
+  {},
+  { a: 'b' },
+  { a: { b: 1 } },
+  '10.0.0.1',
+  '::1',
+  '10.0.0.0/8',
+  '999.1.1.1',
+  '1h',
+  '-5s',
+  '99999999h',
+  'ssh-ed25519 AAAA',
+  'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ',
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----',
+  'permit-pty',
+  'source-address',
+  '{{identity.entity.name}}',
+  'a,b,,c',
+  'rsa=2048',
+  '{"rsa": [2048]}',
 ];
 
 const ENDPOINTS: [string, string[]][] = [
@@ -35,10 +72,39 @@ const ENDPOINTS: [string, string[]][] = [
   ['verify', ['otp']],
   ['config/zeroaddress', ['roles']],
   ['keys/k', ['key']],
-  ['roles/fuzz', ['key_type', 'key', 'admin_user', 'default_user', 'cidr_list', 'exclude_cidr_list', 'port', 'key_bits', 'install_script', 'allowed_users',
-    'allowed_users_template', 'allowed_domains', 'key_option_specs', 'ttl', 'max_ttl', 'allowed_critical_options', 'allowed_extensions',
-    'default_critical_options', 'default_extensions', 'allow_user_certificates', 'allow_host_certificates', 'allow_bare_domains', 'allow_subdomains',
-    'allow_user_key_ids', 'key_id_format', 'allowed_user_key_lengths', 'algorithm_signer', 'not_before_duration']],
+  [
+    'roles/fuzz',
+    [
+      'key_type',
+      'key',
+      'admin_user',
+      'default_user',
+      'cidr_list',
+      'exclude_cidr_list',
+      'port',
+      'key_bits',
+      'install_script',
+      'allowed_users',
+      'allowed_users_template',
+      'allowed_domains',
+      'key_option_specs',
+      'ttl',
+      'max_ttl',
+      'allowed_critical_options',
+      'allowed_extensions',
+      'default_critical_options',
+      'default_extensions',
+      'allow_user_certificates',
+      'allow_host_certificates',
+      'allow_bare_domains',
+      'allow_subdomains',
+      'allow_user_key_ids',
+      'key_id_format',
+      'allowed_user_key_lengths',
+      'algorithm_signer',
+      'not_before_duration',
+    ],
+  ],
 ];
 
 beforeAll(async () => {
@@ -52,7 +118,14 @@ beforeAll(async () => {
   await writeRole(svc, 'hosts', { key_type: 'ca', allow_host_certificates: true, allowed_domains: '*' });
   await writeRole(svc, 'otp', { key_type: 'otp', default_user: 'u', cidr_list: '10.0.0.0/8' });
   // A dynamic role pointing at a closed port: creds fail fast and cleanly.
-  await writeRole(svc, 'dyn', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: 'u', cidr_list: '127.0.0.0/8', port: 1 });
+  await writeRole(svc, 'dyn', {
+    key_type: 'dynamic',
+    key: 'admin',
+    admin_user: 'root',
+    default_user: 'u',
+    cidr_list: '127.0.0.0/8',
+    port: 1,
+  });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -73,9 +146,14 @@ describe('hostile input to every SSH endpoint', () => {
     for (let i = 0; i < 600; i++) {
       const [path, fields] = pick(ENDPOINTS);
       const b = body(fields);
-      const r = rand() < 0.1
-        ? await call(svc.app, 'POST', `/v1/ssh/${path}`, { token: svc.root, raw: pick(['{', 'null', '[]', '"x"', 'a=b&c', '\u0000']), headers: { 'content-type': pick(['application/json', 'application/x-www-form-urlencoded', 'text/plain']) } })
-        : await call(svc.app, 'POST', `/v1/ssh/${path}`, { token: svc.root, body: b });
+      const r =
+        rand() < 0.1
+          ? await call(svc.app, 'POST', `/v1/ssh/${path}`, {
+              token: svc.root,
+              raw: pick(['{', 'null', '[]', '"x"', 'a=b&c', '\u0000']),
+              headers: { 'content-type': pick(['application/json', 'application/x-www-form-urlencoded', 'text/plain']) },
+            })
+          : await call(svc.app, 'POST', `/v1/ssh/${path}`, { token: svc.root, body: b });
       seen[r.status] = (seen[r.status] ?? 0) + 1;
       if (r.status >= 500) throw new Error(`${path} ${JSON.stringify(b).slice(0, 300)} -> ${r.status} ${r.text}`);
       if (r.status >= 400) expect(r.json!.errors.length).toBeGreaterThan(0);
@@ -87,8 +165,18 @@ describe('hostile input to every SSH endpoint', () => {
 
   it('odd path segments for roles, keys, sign and creds answer 4xx', async () => {
     for (const seg of ['%2e%2e', '%C3%A9', 'a'.repeat(1200), '%20', 'x%2Fy', '*', 'roles']) {
-      for (const [method, path] of [['GET', `roles/${seg}`], ['DELETE', `roles/${seg}`], ['POST', `sign/${seg}`], ['POST', `issue/${seg}`], ['POST', `creds/${seg}`], ['DELETE', `keys/${seg}`]] as const) {
-        const r = await call(svc.app, method, `/v1/ssh/${path}`, { token: svc.root, ...(method === 'POST' ? { body: { public_key: pub, ip: '10.0.0.1' } } : {}) });
+      for (const [method, path] of [
+        ['GET', `roles/${seg}`],
+        ['DELETE', `roles/${seg}`],
+        ['POST', `sign/${seg}`],
+        ['POST', `issue/${seg}`],
+        ['POST', `creds/${seg}`],
+        ['DELETE', `keys/${seg}`],
+      ] as const) {
+        const r = await call(svc.app, method, `/v1/ssh/${path}`, {
+          token: svc.root,
+          ...(method === 'POST' ? { body: { public_key: pub, ip: '10.0.0.1' } } : {}),
+        });
         expect([path.slice(0, 40), r.status < 500]).toEqual([path.slice(0, 40), true]);
       }
     }

@@ -58,7 +58,9 @@ describe('python3-hvac against the SSH engine', () => {
     const pubFile = join(dir, 'user.pub');
     writeFileSync(pubFile, k.pubText);
     const { port } = server.address() as AddressInfo;
-    const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', SCRIPT, `http://127.0.0.1:${port}`, svc.root, pubFile], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', SCRIPT, `http://127.0.0.1:${port}`, svc.root, pubFile], {
+      timeout: 60_000,
+    });
     const out = JSON.parse(stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(out.ca).toMatch(/^ssh-ed25519 AAAA/);
     expect(out.roles).toEqual({ keys: ['dev', 'otp'], key_info: { dev: { key_type: 'ca' }, otp: { key_type: 'otp' } } });

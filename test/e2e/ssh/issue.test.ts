@@ -13,7 +13,14 @@ const dir = tempDir();
 beforeAll(async () => {
   svc = await sshService();
   await generateCa(svc, { key_type: 'ed25519' });
-  await writeRole(svc, 'users', { key_type: 'ca', allow_user_certificates: true, allowed_users: 'alice,bob', default_user: 'alice', ttl: '30m', max_ttl: '2h' });
+  await writeRole(svc, 'users', {
+    key_type: 'ca',
+    allow_user_certificates: true,
+    allowed_users: 'alice,bob',
+    default_user: 'alice',
+    ttl: '30m',
+    max_ttl: '2h',
+  });
   await writeRole(svc, 'otp', { key_type: 'otp', default_user: 'u', cidr_list: '10.0.0.0/8' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,23 +47,26 @@ describe('issue/<role>', () => {
     [{ key_type: 'ed25519' }, 'ssh-ed25519', /^-----BEGIN OPENSSH PRIVATE KEY-----/, 'ED25519-CERT'],
     [{ key_type: 'ec', key_bits: 384 }, 'ecdsa-sha2-nistp384', /^-----BEGIN EC PRIVATE KEY-----/, 'ECDSA-CERT'],
     [{ key_type: 'rsa', key_bits: 2048 }, 'ssh-rsa', /^-----BEGIN RSA PRIVATE KEY-----/, 'RSA-CERT'],
-  ] as const)('generates %o, signs its public key, answers serial_number, signed_key, private_key, private_key_type', async (body, sshType, pem, certKind) => {
-    const r = await issue('users', { ...body, valid_principals: 'bob', ttl: '10m' });
-    expect(r.status).toBe(200);
-    expect(r.json!.lease_id).toMatch(/^ssh\/issue\/users\//);
-    expect(r.json!.lease_duration).toBe(600);
-    const d = r.json!.data as Record<string, string>;
-    expect(Object.keys(d).sort()).toEqual(['private_key', 'private_key_type', 'serial_number', 'signed_key']);
-    expect(d.private_key_type).toBe(body.key_type);
-    expect(d.private_key).toMatch(pem);
-    const pub = publicOf(d.private_key!);
-    expect(pub.startsWith(`${sshType} `)).toBe(true);
-    const info = certInfo(d.signed_key!);
-    expect(field(info, 'Type')).toMatch(/user certificate$/);
-    expect(field(info, 'Public key')).toBe(`${certKind} ${fingerprint(pub)}`);
-    expect(BigInt(field(info, 'Serial'))).toBe(BigInt(`0x${d.serial_number}`));
-    expect(section(info, 'Principals')).toEqual(['bob']);
-  });
+  ] as const)(
+    'generates %o, signs its public key, answers serial_number, signed_key, private_key, private_key_type',
+    async (body, sshType, pem, certKind) => {
+      const r = await issue('users', { ...body, valid_principals: 'bob', ttl: '10m' });
+      expect(r.status).toBe(200);
+      expect(r.json!.lease_id).toMatch(/^ssh\/issue\/users\//);
+      expect(r.json!.lease_duration).toBe(600);
+      const d = r.json!.data as Record<string, string>;
+      expect(Object.keys(d).sort()).toEqual(['private_key', 'private_key_type', 'serial_number', 'signed_key']);
+      expect(d.private_key_type).toBe(body.key_type);
+      expect(d.private_key).toMatch(pem);
+      const pub = publicOf(d.private_key!);
+      expect(pub.startsWith(`${sshType} `)).toBe(true);
+      const info = certInfo(d.signed_key!);
+      expect(field(info, 'Type')).toMatch(/user certificate$/);
+      expect(field(info, 'Public key')).toBe(`${certKind} ${fingerprint(pub)}`);
+      expect(BigInt(field(info, 'Serial'))).toBe(BigInt(`0x${d.serial_number}`));
+      expect(section(info, 'Principals')).toEqual(['bob']);
+    },
+  );
 
   it('defaults to a 4096-bit RSA key and the role default user', async () => {
     const r = await issue('users', {});
@@ -84,7 +94,13 @@ describe('issue/<role>', () => {
   });
 
   it('applies allowed_user_key_lengths to the generated key', async () => {
-    await writeRole(svc, 'rsaonly', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', default_user: 'alice', allowed_user_key_lengths: { rsa: 2048 } });
+    await writeRole(svc, 'rsaonly', {
+      key_type: 'ca',
+      allow_user_certificates: true,
+      allowed_users: '*',
+      default_user: 'alice',
+      allowed_user_key_lengths: { rsa: 2048 },
+    });
     expect((await issue('rsaonly', { key_type: 'rsa', key_bits: 2048 })).status).toBe(200);
     const ed = await issue('rsaonly', { key_type: 'ed25519' });
     expect(ed.status).toBe(400);

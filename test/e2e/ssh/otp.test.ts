@@ -9,7 +9,14 @@ let clock = Date.now();
 
 beforeAll(async () => {
   svc = await sshService({ now: () => clock });
-  await writeRole(svc, 'otp', { key_type: 'otp', default_user: 'ubuntu', cidr_list: '10.0.0.0/8,fd00::/8', exclude_cidr_list: '10.9.0.0/16', allowed_users: 'deploy', port: 2222 });
+  await writeRole(svc, 'otp', {
+    key_type: 'otp',
+    default_user: 'ubuntu',
+    cidr_list: '10.0.0.0/8,fd00::/8',
+    exclude_cidr_list: '10.9.0.0/16',
+    allowed_users: 'deploy',
+    port: 2222,
+  });
 });
 
 const creds = (role: string, body: Record<string, unknown>) => call(svc.app, 'POST', `/v1/ssh/creds/${role}`, { token: svc.root, body });
@@ -30,7 +37,7 @@ describe('otp creds and verify', () => {
     expect(await verify('not-an-otp')).toMatchObject({ status: 400, json: { errors: ['OTP not found'] } });
   });
 
-  it('answers the SSH helper\'s verify-echo-request self-check (no token) with verify-echo-response', async () => {
+  it("answers the SSH helper's verify-echo-request self-check (no token) with verify-echo-response", async () => {
     const r = await verify('verify-echo-request');
     expect(r).toMatchObject({ status: 200, json: { data: { message: 'verify-echo-response' } } });
     expect(Object.keys(r.json!.data)).toEqual(['message']);
@@ -111,16 +118,26 @@ describe('zero-address roles and lookup', () => {
     expect(missing).toMatchObject({ status: 400, json: { errors: ['role "anywhere" does not exist'] } });
     expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(404);
     await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u', cidr_list: '192.0.2.0/24' });
-    expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).json!.errors).toEqual(['role "other" does not exist']);
-    await writeRole(svc, 'other', { key_type: 'otp', default_user: 'u', cidr_list: '198.51.100.0/24', exclude_cidr_list: '0.0.0.0/0,::/0' });
-    expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).status).toBe(204);
+    expect(
+      (await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).json!.errors,
+    ).toEqual(['role "other" does not exist']);
+    await writeRole(svc, 'other', {
+      key_type: 'otp',
+      default_user: 'u',
+      cidr_list: '198.51.100.0/24',
+      exclude_cidr_list: '0.0.0.0/0,::/0',
+    });
+    expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).status).toBe(
+      204,
+    );
     expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).json!.data.roles).toEqual(['anywhere', 'other']);
     await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u', exclude_cidr_list: '172.16.0.0/12' });
     const r = await creds('anywhere', { ip: '203.0.113.9' });
     expect(r.status).toBe(200);
     expect((await creds('anywhere', { ip: '172.16.0.1' })).status).toBe(400);
 
-    const lookup = async (ip: string) => (await call(svc.app, 'POST', '/v1/ssh/lookup', { token: svc.root, body: { ip } })).json!.data.roles;
+    const lookup = async (ip: string) =>
+      (await call(svc.app, 'POST', '/v1/ssh/lookup', { token: svc.root, body: { ip } })).json!.data.roles;
     expect(await lookup('10.1.1.1')).toEqual(['anywhere', 'otp']);
     expect(await lookup('10.9.1.1')).toEqual(['anywhere']);
     expect(await lookup('172.16.0.1')).toEqual([]);

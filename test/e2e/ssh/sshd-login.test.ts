@@ -26,8 +26,12 @@ async function setup(ca: Record<string, unknown>, role: Record<string, unknown> 
   const caFile = join(dir, `ca-${started.length}.pub`);
   writeFileSync(caFile, caLine);
   await writeRole(svc, 'login', {
-    key_type: 'ca', allow_user_certificates: true, allowed_users: '*', allowed_critical_options: 'source-address,force-command',
-    default_extensions: { 'permit-pty': '' }, ...role,
+    key_type: 'ca',
+    allow_user_certificates: true,
+    allowed_users: '*',
+    allowed_critical_options: 'source-address,force-command',
+    default_extensions: { 'permit-pty': '' },
+    ...role,
   });
   const sshd = await startSshd({ trustedUserCa: caFile });
   started.push(sshd);
@@ -47,25 +51,29 @@ async function signedKey(svc: TestService, body: Record<string, unknown>, type: 
 describe('user certificates log in to sshd', () => {
   it.each([
     [{ key_type: 'rsa', key_bits: 2048 }, 'ed25519'],
-    [{ key_type: 'rsa', key_bits: 2048, }, 'rsa'],
+    [{ key_type: 'rsa', key_bits: 2048 }, 'rsa'],
     [{ key_type: 'ec', key_bits: 256 }, 'ecdsa'],
     [{ key_type: 'ec', key_bits: 521 }, 'ed25519'],
     [{ key_type: 'ed25519' }, 'rsa'],
     [{ key_type: 'ed25519' }, 'ed25519'],
-  ] as const)('CA %j, user key %s', async (ca, type) => {
-    const { svc, sshd } = await setup(ca);
-    const { key, cert } = await signedKey(svc, {}, type);
-    const ok = await sshLogin({ port: sshd.port, user: USER, key, cert });
-    expect(ok.stderr).not.toMatch(/Permission denied/);
-    expect(ok).toMatchObject({ code: 0 });
-    expect(ok.stdout.trim()).toBe(`logged-in-as-${USER}`);
-    // Without the certificate the same key is refused: the certificate is what logs in.
-    // (A copy, since ssh picks up <key>-cert.pub beside the key by itself.)
-    const bare = `${key}-bare`;
-    copyFileSync(key, bare);
-    const without = await sshLogin({ port: sshd.port, user: USER, key: bare });
-    expect(without.code).not.toBe(0);
-  }, 60_000);
+  ] as const)(
+    'CA %j, user key %s',
+    async (ca, type) => {
+      const { svc, sshd } = await setup(ca);
+      const { key, cert } = await signedKey(svc, {}, type);
+      const ok = await sshLogin({ port: sshd.port, user: USER, key, cert });
+      expect(ok.stderr).not.toMatch(/Permission denied/);
+      expect(ok).toMatchObject({ code: 0 });
+      expect(ok.stdout.trim()).toBe(`logged-in-as-${USER}`);
+      // Without the certificate the same key is refused: the certificate is what logs in.
+      // (A copy, since ssh picks up <key>-cert.pub beside the key by itself.)
+      const bare = `${key}-bare`;
+      copyFileSync(key, bare);
+      const without = await sshLogin({ port: sshd.port, user: USER, key: bare });
+      expect(without.code).not.toBe(0);
+    },
+    60_000,
+  );
 
   it('an RSA CA signing with rsa-sha2-512 is accepted; with ssh-rsa (SHA-1) stock sshd refuses it', async () => {
     const { svc, sshd } = await setup({ key_type: 'rsa', key_bits: 2048 }, { algorithm_signer: 'rsa-sha2-512' });
@@ -111,7 +119,12 @@ describe('host certificates', () => {
   it('ssh accepts the host through @cert-authority with strict host key checking', async () => {
     const svc = await sshService();
     const caLine = await generateCa(svc, { key_type: 'ed25519' });
-    await writeRole(svc, 'hosts', { key_type: 'ca', allow_host_certificates: true, allowed_domains: 'example.com', allow_subdomains: true });
+    await writeRole(svc, 'hosts', {
+      key_type: 'ca',
+      allow_host_certificates: true,
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+    });
     const userCaFile = join(dir, 'ca-user-host.pub');
     writeFileSync(userCaFile, caLine);
     await writeRole(svc, 'login', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*' });

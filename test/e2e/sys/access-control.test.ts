@@ -26,7 +26,9 @@ beforeAll(async () => {
 
 describe('parameter constraints are enforced, not stored and ignored', () => {
   it('allowed_parameters: the value outside the list is refused, the listed one issued', async () => {
-    const t = await holder({ path: { 'pki/issue/plain': { capabilities: ['create', 'update'], allowed_parameters: { common_name: ['ok.example.com'] } } } });
+    const t = await holder({
+      path: { 'pki/issue/plain': { capabilities: ['create', 'update'], allowed_parameters: { common_name: ['ok.example.com'] } } },
+    });
     const evil = await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: t, body: { common_name: 'evil.example.com' } });
     expect(evil.status).toBe(403);
     const ok = await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: t, body: { common_name: 'ok.example.com' } });
@@ -42,7 +44,10 @@ describe('parameter constraints are enforced, not stored and ignored', () => {
         denied_parameters = { "alt_names" = [] }
         required_parameters = ["common_name"]
       }`);
-    expect((await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: t, body: { common_name: 'a.example.com', alt_names: 'b.example.com' } })).status).toBe(403);
+    expect(
+      (await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: t, body: { common_name: 'a.example.com', alt_names: 'b.example.com' } }))
+        .status,
+    ).toBe(403);
     expect((await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: t, body: { ttl: '5m' } })).status).toBe(403);
     const form = await call(svc.app, 'POST', '/v1/pki/issue/plain', {
       token: t,
@@ -63,7 +68,9 @@ describe('parameter constraints are enforced, not stored and ignored', () => {
     });
     // The maker does not hold "reader" itself, so even the allowed request fails the subset rule;
     // the point here is which refusal comes first: the parameter check (403) before anything.
-    expect((await call(svc.app, 'POST', '/v1/auth/token/create', { token: t, body: { policies: ['reader'], ttl: '48h' } })).status).toBe(403);
+    expect((await call(svc.app, 'POST', '/v1/auth/token/create', { token: t, body: { policies: ['reader'], ttl: '48h' } })).status).toBe(
+      403,
+    );
     expect((await call(svc.app, 'POST', '/v1/auth/token/create', { token: t, body: { policies: ['root'], ttl: '1h' } })).status).toBe(403);
     expect((await call(svc.app, 'GET', '/v1/sys/policy/reader', { token: t })).status).toBe(200);
   });
@@ -104,7 +111,9 @@ describe('create and update by existence', () => {
 
   it('a path without an existence check needs update, as the reference server decides', async () => {
     const creator = await holder({ path: { 'pki/issue/plain': { capabilities: ['create'] } } });
-    expect((await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: creator, body: { common_name: 'a.example.com' } })).status).toBe(403);
+    expect((await call(svc.app, 'POST', '/v1/pki/issue/plain', { token: creator, body: { common_name: 'a.example.com' } })).status).toBe(
+      403,
+    );
   });
 });
 

@@ -52,7 +52,9 @@ describe('sealing with KMS', () => {
     const env = readEnvironment({ AUDIT_DEVICES: 'none' });
     const bad = kmsApi({ ...env, kmsEndpoint: fake.endpoint }, () => ({ ...fake.credentials, secretAccessKey: 'not-the-secret' }));
     const wrapper = new KmsKeyWrapper({ api: bad, keyId });
-    await expect(wrapper.generateDataKey({ service: 'latchkey', scope: 'x' })).rejects.toThrow(/^KMS GenerateDataKey failed: InvalidSignatureException$/);
+    await expect(wrapper.generateDataKey({ service: 'latchkey', scope: 'x' })).rejects.toThrow(
+      /^KMS GenerateDataKey failed: InvalidSignatureException$/,
+    );
   });
 
   it('a KMS outage surfaces as a 500 with a safe message, not a leak', async () => {

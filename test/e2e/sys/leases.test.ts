@@ -28,7 +28,13 @@ describe('leases', () => {
     const l = await newLease('a');
     expect(l.lease_id).toMatch(/^test-mount\/creds\/role\/[A-Za-z0-9_-]{24}$/);
     const r = await call(svc.app, 'PUT', '/v1/sys/leases/lookup', { token: svc.root, body: { lease_id: l.lease_id } });
-    expect(r.json!.data).toMatchObject({ id: l.lease_id, renewable: true, ttl: 60, last_renewal: null, expire_time: '2026-01-01T00:01:00.000Z' });
+    expect(r.json!.data).toMatchObject({
+      id: l.lease_id,
+      renewable: true,
+      ttl: 60,
+      last_renewal: null,
+      expire_time: '2026-01-01T00:01:00.000Z',
+    });
   });
 
   it('renews up to the maximum', async () => {
@@ -107,7 +113,20 @@ describe('leases', () => {
 
 describe('revoke-prefix over many leases', () => {
   const many = (n: number, mount: string) =>
-    Promise.all(Array.from({ length: n }, (_, i) => svc.deps.leases.create({ mount, engine: 'test', path: 'creds/bulk', ttl: 600, maxTtl: 600, renewable: false, revoke: { thing: `bulk-${i}` }, owner: '' })));
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        svc.deps.leases.create({
+          mount,
+          engine: 'test',
+          path: 'creds/bulk',
+          ttl: 600,
+          maxTtl: 600,
+          renewable: false,
+          revoke: { thing: `bulk-${i}` },
+          owner: '',
+        }),
+      ),
+    );
 
   it('pages past the first 100 (and any listing cap): every lease under the prefix is revoked', async () => {
     await many(230, 'bulk-mount');

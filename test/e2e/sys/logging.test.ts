@@ -14,7 +14,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-
 describe('request logs', () => {
   it('write one JSON line per request with the safe fields only', async () => {
     const lines = captureLogs();
@@ -30,8 +29,22 @@ describe('request logs', () => {
     // The audit device (stdout) writes beside the operational log, told apart by `type` and no `event`.
     const entries = parsed.filter((e) => 'event' in e);
     expect(entries).toHaveLength(3);
-    expect(parsed.filter((e) => !('event' in e)).map((e) => e.type)).toEqual(['request', 'response', 'request', 'response', 'request', 'response']);
-    expect(entries[0]).toMatchObject({ event: 'request', function: 'sys', mount: 'auth/token', path: 'auth/token/create', method: 'POST', status: 200 });
+    expect(parsed.filter((e) => !('event' in e)).map((e) => e.type)).toEqual([
+      'request',
+      'response',
+      'request',
+      'response',
+      'request',
+      'response',
+    ]);
+    expect(entries[0]).toMatchObject({
+      event: 'request',
+      function: 'sys',
+      mount: 'auth/token',
+      path: 'auth/token/create',
+      method: 'POST',
+      status: 200,
+    });
     expect(entries[0]).toHaveProperty('request_id');
     expect(entries[0]).toHaveProperty('duration_ms');
     expect(entries[2]).toMatchObject({ path: 'sys/mounts', status: 403 });

@@ -12,8 +12,17 @@ const doc = (paths: Record<string, string[]>) =>
 
 describe('sys/policy', () => {
   it('writes (string or object), reads back as a string, lists and deletes', async () => {
-    expect((await call(svc.app, 'PUT', '/v1/sys/policy/readers', { token: svc.root, body: { policy: doc({ 'sys/mounts': ['read'] }) } })).status).toBe(204);
-    expect((await call(svc.app, 'POST', '/v1/sys/policy/objects', { token: svc.root, body: { policy: { path: { 'a/*': { capabilities: ['list'] } } } } })).status).toBe(204);
+    expect(
+      (await call(svc.app, 'PUT', '/v1/sys/policy/readers', { token: svc.root, body: { policy: doc({ 'sys/mounts': ['read'] }) } })).status,
+    ).toBe(204);
+    expect(
+      (
+        await call(svc.app, 'POST', '/v1/sys/policy/objects', {
+          token: svc.root,
+          body: { policy: { path: { 'a/*': { capabilities: ['list'] } } } },
+        })
+      ).status,
+    ).toBe(204);
     const read = await call(svc.app, 'GET', '/v1/sys/policy/readers', { token: svc.root });
     expect(read.json!.data).toMatchObject({ name: 'readers', policy: doc({ 'sys/mounts': ['read'] }) });
     expect(typeof (await call(svc.app, 'GET', '/v1/sys/policy/objects', { token: svc.root })).json!.data.policy).toBe('string');
@@ -27,13 +36,20 @@ describe('sys/policy', () => {
     await call(svc.app, 'PUT', '/v1/sys/policy/secretive', { token: svc.root, body: { policy: doc({ 'a/*': ['read'] }) } });
     await call(svc.app, 'PUT', '/v1/sys/policy/peeker', {
       token: svc.root,
-      body: { policy: JSON.stringify({ path: { 'sys/policy/*': { capabilities: ['read', 'update', 'delete'] }, 'sys/policy/secretive': { capabilities: ['deny'] } } }) },
+      body: {
+        policy: JSON.stringify({
+          path: { 'sys/policy/*': { capabilities: ['read', 'update', 'delete'] }, 'sys/policy/secretive': { capabilities: ['deny'] } },
+        }),
+      },
     });
     const t = await tokenWith(svc, ['peeker']);
     expect((await call(svc.app, 'GET', '/v1/sys/policy/secretive', { token: t })).status).toBe(403);
     for (const spelling of ['SECRETIVE', 'Secretive', 'secretivE']) {
       for (const method of ['GET', 'PUT', 'DELETE']) {
-        const r = await call(svc.app, method, `/v1/sys/policy/${spelling}`, { token: t, ...(method === 'PUT' ? { body: { policy: doc({ 'x/*': ['read'] }) } } : {}) });
+        const r = await call(svc.app, method, `/v1/sys/policy/${spelling}`, {
+          token: t,
+          ...(method === 'PUT' ? { body: { policy: doc({ 'x/*': ['read'] }) } } : {}),
+        });
         expect(r.status, `${method} ${spelling}`).toBe(400);
         expect(r.json!.errors[0]).toMatch(/policy names are lower case/);
       }
@@ -56,14 +72,23 @@ describe('sys/policy', () => {
       expect(r.status, name).toBe(400);
       expect(r.json!.errors[0]).toMatch(message);
     }
-    expect((await call(svc.app, 'DELETE', '/v1/sys/policy/default', { token: svc.root })).json).toEqual({ errors: ['cannot delete the default policy'] });
+    expect((await call(svc.app, 'DELETE', '/v1/sys/policy/default', { token: svc.root })).json).toEqual({
+      errors: ['cannot delete the default policy'],
+    });
     expect((await call(svc.app, 'GET', '/v1/sys/policy/p1', { token: svc.root })).status).toBe(404);
   });
 
   it('enforces capabilities: read, list, write, delete, deny and sudo', async () => {
     await call(svc.app, 'PUT', '/v1/sys/policy/ops', {
       token: svc.root,
-      body: { policy: doc({ 'sys/policy/*': ['read', 'update'], 'sys/policy/secret*': ['deny'], 'sys/policy': ['list'], 'sys/leases/lookup/*': ['list'] }) },
+      body: {
+        policy: doc({
+          'sys/policy/*': ['read', 'update'],
+          'sys/policy/secret*': ['deny'],
+          'sys/policy': ['list'],
+          'sys/leases/lookup/*': ['list'],
+        }),
+      },
     });
     const t = await tokenWith(svc, ['ops']);
     expect((await call(svc.app, 'PUT', '/v1/sys/policy/team', { token: t, body: { policy: '{}' } })).status).toBe(204);
@@ -86,9 +111,15 @@ describe('sys/policy', () => {
   });
 
   it('capabilities-self answers per path', async () => {
-    await call(svc.app, 'PUT', '/v1/sys/policy/caps', { token: svc.root, body: { policy: doc({ 'pki/issue/*': ['create', 'update'], 'pki/roles/+': ['read'] }) } });
+    await call(svc.app, 'PUT', '/v1/sys/policy/caps', {
+      token: svc.root,
+      body: { policy: doc({ 'pki/issue/*': ['create', 'update'], 'pki/roles/+': ['read'] }) },
+    });
     const t = await tokenWith(svc, ['caps']);
-    const r = await call(svc.app, 'POST', '/v1/sys/capabilities-self', { token: t, body: { paths: ['pki/issue/web', 'pki/roles/x', 'ssh/sign/a'] } });
+    const r = await call(svc.app, 'POST', '/v1/sys/capabilities-self', {
+      token: t,
+      body: { paths: ['pki/issue/web', 'pki/roles/x', 'ssh/sign/a'] },
+    });
     expect(r.json!.data).toMatchObject({ 'pki/issue/web': ['create', 'update'], 'pki/roles/x': ['read'], 'ssh/sign/a': ['deny'] });
     const root = await call(svc.app, 'POST', '/v1/sys/capabilities-self', { token: svc.root, body: { path: 'anything' } });
     expect(root.json!.data.capabilities).toEqual(['root']);
@@ -97,7 +128,9 @@ describe('sys/policy', () => {
 
   it('concurrent writes to one policy leave exactly one whole document', async () => {
     const docs = Array.from({ length: 20 }, (_, i) => doc({ [`path-${i}/*`]: ['read'], [`other-${i}`]: ['list'] }));
-    const results = await Promise.all(docs.map((policy) => call(svc.app, 'PUT', '/v1/sys/policy/contended', { token: svc.root, body: { policy } })));
+    const results = await Promise.all(
+      docs.map((policy) => call(svc.app, 'PUT', '/v1/sys/policy/contended', { token: svc.root, body: { policy } })),
+    );
     expect(results.every((r) => r.status === 204)).toBe(true);
     const read = await call(svc.app, 'GET', '/v1/sys/policy/contended', { token: svc.root });
     expect(docs).toContain(read.json!.data.policy);

@@ -29,7 +29,14 @@ function freePort(): Promise<number> {
 async function start(dataDir: string, port: number, sweepMs = 3_600_000): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local.ts'], {
     cwd: ROOT_DIR,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: process.env.CRASH_LOG ?? 'silent', SWEEP_INTERVAL_MS: String(sweepMs), AUTH_CACHE_MS: '0' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: process.env.CRASH_LOG ?? 'silent',
+      SWEEP_INTERVAL_MS: String(sweepMs),
+      AUTH_CACHE_MS: '0',
+    },
     stdio: process.env.CRASH_LOG ? 'inherit' : 'ignore',
   });
   running.push(child);
@@ -58,15 +65,17 @@ afterAll(async () => {
 
 type Api = (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; json: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const api = (port: number): Api => async (method, path, token, body) => {
-  const res = await fetch(`http://127.0.0.1:${port}/v1/${path}`, {
-    method,
-    headers: { 'x-svc-token': token, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-};
+const api =
+  (port: number): Api =>
+  async (method, path, token, body) => {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/${path}`, {
+      method,
+      headers: { 'x-svc-token': token, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  };
 
 async function inBatches<T, R>(items: T[], size: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
@@ -92,7 +101,13 @@ async function makeTree(call: Api, root: string): Promise<Tree> {
     expect(issued.status).toBe(200);
     return { child, lease: issued.json.lease_id as string, serial: issued.json.data.serial_number as string };
   });
-  return { parent, accessor: p.json.auth.accessor, children: made.map((m) => m.child), leases: made.map((m) => m.lease), serials: made.map((m) => m.serial) };
+  return {
+    parent,
+    accessor: p.json.auth.accessor,
+    children: made.map((m) => m.child),
+    leases: made.map((m) => m.lease),
+    serials: made.map((m) => m.serial),
+  };
 }
 
 async function liveChildren(call: Api, t: Tree): Promise<number> {
@@ -104,14 +119,19 @@ async function assertFinished(call: Api, root: string, t: Tree): Promise<void> {
   expect(await liveChildren(call, t)).toBe(0);
   expect((await call('GET', 'auth/token/lookup-self', t.parent)).status).toBe(403);
   expect((await call('POST', 'auth/token/lookup-accessor', root, { accessor: t.accessor })).status).toBe(400);
-  const leaseStatuses = await inBatches(t.leases, 32, async (id) => (await call('PUT', 'sys/leases/lookup', root, { lease_id: id })).status);
+  const leaseStatuses = await inBatches(
+    t.leases,
+    32,
+    async (id) => (await call('PUT', 'sys/leases/lookup', root, { lease_id: id })).status,
+  );
   expect(leaseStatuses.filter((s) => s === 200)).toEqual([]);
   const revoked = await call('LIST', 'pki/certs/revoked', root).catch(() => undefined);
   const listed = revoked?.json?.data?.keys ?? (await call('GET', 'pki/certs/revoked?list=true', root)).json.data.keys;
   expect(t.serials.filter((s) => !listed.includes(s))).toEqual([]);
 }
 
-const unfinished = async (call: Api, root: string, t: Tree) => (await call('POST', 'auth/token/lookup-accessor', root, { accessor: t.accessor })).status === 200;
+const unfinished = async (call: Api, root: string, t: Tree) =>
+  (await call('POST', 'auth/token/lookup-accessor', root, { accessor: t.accessor })).status === 200;
 
 describe('a crash in the middle of revoking a token', () => {
   it('never leaves a child usable, and a retry or the sweeper finishes it', async () => {
@@ -120,10 +140,16 @@ describe('a crash in the middle of revoking a token', () => {
     let server = await start(dataDir, port);
     const call = api(port);
     const root = readFileSync(join(dataDir, 'root-token'), 'utf8').trim();
-    const maker = { path: { 'auth/token/create': { capabilities: ['create', 'update'] }, 'pki/issue/leased': { capabilities: ['update'] } } };
+    const maker = {
+      path: { 'auth/token/create': { capabilities: ['create', 'update'] }, 'pki/issue/leased': { capabilities: ['update'] } },
+    };
     expect((await call('PUT', 'sys/policy/maker', root, { policy: JSON.stringify(maker) })).status).toBe(204);
-    expect((await call('POST', 'pki/root/generate/internal', root, { common_name: 'Crash Root', ttl: '8760h', key_type: 'ec' })).status).toBe(200);
-    expect((await call('POST', 'pki/roles/leased', root, { allow_any_name: true, key_type: 'ec', ttl: '1h', generate_lease: true })).status).toBe(200);
+    expect(
+      (await call('POST', 'pki/root/generate/internal', root, { common_name: 'Crash Root', ttl: '8760h', key_type: 'ec' })).status,
+    ).toBe(200);
+    expect(
+      (await call('POST', 'pki/roles/leased', root, { allow_any_name: true, key_type: 'ec', ttl: '1h', generate_lease: true })).status,
+    ).toBe(200);
 
     // Rounds: the moment of the kill, and how the revocation is finished after the restart.
     const rounds: { delayMs: number; finish: 'retry' | 'accessor' | 'sweeper' }[] = [

@@ -56,7 +56,12 @@ describe('mounts', () => {
     const t = await policyToken({ 'sys/mounts/*': ['read'] });
     const r = await call(svc.app, 'GET', '/v1/sys/mounts/pki', { token: t });
     expect(r.status).toBe(200);
-    expect(r.json!.data).toMatchObject({ type: 'pki', local: false, seal_wrap: false, config: { max_lease_ttl: 87600 * 3600, force_no_cache: false } });
+    expect(r.json!.data).toMatchObject({
+      type: 'pki',
+      local: false,
+      seal_wrap: false,
+      config: { max_lease_ttl: 87600 * 3600, force_no_cache: false },
+    });
     expect(r.json!.data.accessor).toMatch(/^pki_[0-9a-f]{8}$/);
     expect(r.json!.type).toBe('pki');
     const all = await call(svc.app, 'GET', '/v1/sys/mounts', { token: svc.root });
@@ -73,7 +78,11 @@ describe('mounts', () => {
     const r = await call(svc.app, 'GET', '/v1/sys/mounts/nothing/tune', { token: svc.root });
     expect(r.status).toBe(400);
     expect(r.json!.errors[0]).toMatch(/no secret engine mount at "nothing\/"/);
-    for (const [method, path] of [['POST', '/v1/sys/mounts/kv'], ['DELETE', '/v1/sys/mounts/pki'], ['POST', '/v1/sys/mounts/pki/tune']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/sys/mounts/kv'],
+      ['DELETE', '/v1/sys/mounts/pki'],
+      ['POST', '/v1/sys/mounts/pki/tune'],
+    ] as const) {
       const w = await call(svc.app, method, path, { token: svc.root, body: method === 'POST' ? { type: 'kv' } : undefined });
       expect(w.status).toBe(405);
       expect(w.json!.errors[0]).toMatch(/deployed as code/);
@@ -110,7 +119,11 @@ describe('OpenAPI', () => {
 describe('token meta', () => {
   it('keeps keys such as __proto__ and constructor, through the store, with no prototype pollution', async () => {
     const body = '{"policies":["default"],"meta":{"__proto__":"p","constructor":"c","toString":"s","team":"ops"}}';
-    const created = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, raw: body, headers: { 'content-type': 'application/json' } });
+    const created = await call(svc.app, 'POST', '/v1/auth/token/create', {
+      token: svc.root,
+      raw: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(created.status).toBe(200);
     const expected = JSON.parse('{"__proto__":"p","constructor":"c","toString":"s","team":"ops"}') as Record<string, string>;
     expect(Object.keys(created.json!.auth.metadata).sort()).toEqual(['__proto__', 'constructor', 'team', 'toString']);
@@ -122,7 +135,10 @@ describe('token meta', () => {
   });
 
   it('keeps them from key=value form too', async () => {
-    const created = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, body: { policies: ['default'], meta: '__proto__=x,constructor=y' } });
+    const created = await call(svc.app, 'POST', '/v1/auth/token/create', {
+      token: svc.root,
+      body: { policies: ['default'], meta: '__proto__=x,constructor=y' },
+    });
     expect(created.status).toBe(200);
     expect(created.text).toContain('"metadata":{"__proto__":"x","constructor":"y"}');
   });

@@ -137,7 +137,13 @@ describe('periodic tokens', () => {
 describe('token roles', () => {
   it('writes, reads back in the reference shape, lists and deletes a role', async () => {
     expect((await call(svc.app, 'LIST', '/v1/auth/token/roles', { token: svc.root })).status).toBe(404);
-    const w = await post('roles/ci', svc.root, { allowed_policies: 'Web, db', orphan: true, token_period: '2h', path_suffix: 'v1', token_num_uses: 3 });
+    const w = await post('roles/ci', svc.root, {
+      allowed_policies: 'Web, db',
+      orphan: true,
+      token_period: '2h',
+      path_suffix: 'v1',
+      token_num_uses: 3,
+    });
     expect(w.status).toBe(204);
     const r = await call(svc.app, 'GET', '/v1/auth/token/roles/ci', { token: svc.root });
     expect(r.json!.data).toEqual({
@@ -162,7 +168,11 @@ describe('token roles', () => {
     });
     // An update keeps what it does not name.
     await post('roles/ci', svc.root, { renewable: false });
-    expect((await call(svc.app, 'GET', '/v1/auth/token/roles/ci', { token: svc.root })).json!.data).toMatchObject({ renewable: false, orphan: true, token_period: 7200 });
+    expect((await call(svc.app, 'GET', '/v1/auth/token/roles/ci', { token: svc.root })).json!.data).toMatchObject({
+      renewable: false,
+      orphan: true,
+      token_period: 7200,
+    });
     expect((await call(svc.app, 'LIST', '/v1/auth/token/roles', { token: svc.root })).json!.data.keys).toEqual(['ci']);
     expect((await call(svc.app, 'GET', '/v1/auth/token/roles?list=true', { token: svc.root })).json!.data.keys).toEqual(['ci']);
     expect((await call(svc.app, 'DELETE', '/v1/auth/token/roles/ci', { token: svc.root })).status).toBe(204);
@@ -175,7 +185,10 @@ describe('token roles', () => {
     expect(r).toMatchObject({ period: 3600, token_period: 3600, explicit_max_ttl: 7200, token_explicit_max_ttl: 7200 });
     const both = await post('roles/legacy', svc.root, { period: '1h', token_period: '3h' });
     expect(both.json!.warnings[0]).toMatch(/Both 'token_period' and deprecated 'period'/);
-    expect((await call(svc.app, 'GET', '/v1/auth/token/roles/legacy', { token: svc.root })).json!.data).toMatchObject({ period: 0, token_period: 10800 });
+    expect((await call(svc.app, 'GET', '/v1/auth/token/roles/legacy', { token: svc.root })).json!.data).toMatchObject({
+      period: 0,
+      token_period: 10800,
+    });
   });
 
   it('refuses restrictions it does not enforce, batch tokens and bad values with 400, storing nothing', async () => {
@@ -209,7 +222,11 @@ describe('token roles', () => {
   });
 
   it("lets a caller give the role's allowed policies, which it does not hold itself, and nothing else", async () => {
-    await post('roles/web', svc.root, { allowed_policies: ['web-read', 'web-write'], allowed_policies_glob: ['web-x-*'], disallowed_policies: ['web-write'] });
+    await post('roles/web', svc.root, {
+      allowed_policies: ['web-read', 'web-write'],
+      allowed_policies_glob: ['web-x-*'],
+      disallowed_policies: ['web-write'],
+    });
     await policy('web-maker', { 'auth/token/create/web': ['update'] });
     const maker = await tokenWith(svc, ['web-maker']);
     const mk = (body: unknown) => post('create/web', maker, body);
@@ -228,14 +245,26 @@ describe('token roles', () => {
   });
 
   it('gives role tokens its orphan, period, renewable, num_uses and path suffix, for a caller without sudo', async () => {
-    await post('roles/batchy', svc.root, { orphan: true, token_period: '2h', renewable: true, token_num_uses: 4, path_suffix: 'rev-1', allowed_policies: ['svc'] });
+    await post('roles/batchy', svc.root, {
+      orphan: true,
+      token_period: '2h',
+      renewable: true,
+      token_num_uses: 4,
+      path_suffix: 'rev-1',
+      allowed_policies: ['svc'],
+    });
     await policy('batchy-maker', { 'auth/token/create/batchy': ['update'] });
     const maker = await tokenWith(svc, ['batchy-maker']);
     const r = await post('create/batchy', maker, { ttl: '10h', num_uses: 10, no_parent: false });
     expect(r.status).toBe(200);
     expect(r.json!.auth).toMatchObject({ orphan: true, lease_duration: 7200, num_uses: 4, policies: ['default', 'svc'] });
     expect(await lookup(r.json!.auth.client_token)).toMatchObject({ path: 'auth/token/create/batchy/rev-1', period: 7200, role: 'batchy' });
-    await post('roles/fixed', svc.root, { renewable: false, token_explicit_max_ttl: '30m', token_no_default_policy: true, allowed_policies: ['svc'] });
+    await post('roles/fixed', svc.root, {
+      renewable: false,
+      token_explicit_max_ttl: '30m',
+      token_no_default_policy: true,
+      allowed_policies: ['svc'],
+    });
     const fixed = await post('create/fixed', svc.root, { ttl: '2h' });
     expect(fixed.json!.auth).toMatchObject({ renewable: false, lease_duration: 1800, policies: ['svc'] });
     expect((await post('renew', svc.root, { token: fixed.json!.auth.client_token })).status).toBe(400);

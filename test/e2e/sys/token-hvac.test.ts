@@ -25,8 +25,20 @@ describe('python3-hvac token methods', () => {
       timeout: 120_000,
     });
     const out = JSON.parse(stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(out.created).toMatchObject({ policies: ['default', 'hvac-plain'], lease_duration: 3600, renewable: true, orphan: false, metadata: { team: 'a' } });
-    expect(out.lookup).toMatchObject({ id: out.created.client_token, display_name: 'token-ci', path: 'auth/token/create', orphan: false, type: 'service' });
+    expect(out.created).toMatchObject({
+      policies: ['default', 'hvac-plain'],
+      lease_duration: 3600,
+      renewable: true,
+      orphan: false,
+      metadata: { team: 'a' },
+    });
+    expect(out.lookup).toMatchObject({
+      id: out.created.client_token,
+      display_name: 'token-ci',
+      path: 'auth/token/create',
+      orphan: false,
+      type: 'service',
+    });
     expect(out.lookup_self.id).toBe(out.created.client_token);
     expect(out.lookup_accessor).toMatchObject({ id: '', accessor: out.created.accessor });
     expect(out.renew.lease_duration).toBe(1800);
@@ -50,7 +62,14 @@ describe('python3-hvac token methods', () => {
 
     expect(out.no_roles).toMatch(/^InvalidPath/);
     expect(out.role_write).toBe(204);
-    expect(out.role).toMatchObject({ name: 'app', allowed_policies: ['app-read'], orphan: true, renewable: true, path_suffix: 'v1', token_type: 'default-service' });
+    expect(out.role).toMatchObject({
+      name: 'app',
+      allowed_policies: ['app-read'],
+      orphan: true,
+      renewable: true,
+      path_suffix: 'v1',
+      token_type: 'default-service',
+    });
     expect(out.roles).toEqual(['app']);
     expect(out.from_role).toMatchObject({ policies: ['app-read', 'default'], orphan: true, lease_duration: 3600 });
     expect(out.from_role_lookup).toMatchObject({ role: 'app', path: 'auth/token/create/app/v1' });

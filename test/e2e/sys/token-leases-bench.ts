@@ -105,7 +105,13 @@ fi
 
 async function configureSsh(svc: TestService, sshd: Sshd, dir: string, gate: string) {
   await ok(svc, 'POST', 'ssh/config/ca', { key_type: 'ed25519' });
-  await ok(svc, 'POST', 'ssh/roles/users', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', default_user: 'alice', ttl: '30m' });
+  await ok(svc, 'POST', 'ssh/roles/users', {
+    key_type: 'ca',
+    allow_user_certificates: true,
+    allowed_users: '*',
+    default_user: 'alice',
+    ttl: '30m',
+  });
   await ok(svc, 'POST', 'ssh/roles/otp', { key_type: 'otp', default_user: 'ubuntu', cidr_list: '10.0.0.0/8' });
   const admin = keygen(dir, 'ed25519');
   writeFileSync(join(sshd.keysDir, 'root'), admin.pubText);
@@ -117,8 +123,16 @@ async function configureSsh(svc: TestService, sshd: Sshd, dir: string, gate: str
 
 async function configureClouds(svc: TestService, cloudA: CloudAFake, cloudB: CloudBFake) {
   const a = cloudA.state;
-  await ok(svc, 'POST', 'cloud-a/config', { subscription_id: a.subscriptionId, tenant_id: a.tenantId, client_id: cloudA.root.clientId, client_secret: cloudA.root.clientSecret });
-  await ok(svc, 'POST', 'cloud-a/roles/dyn', { cloud_a_roles: JSON.stringify([{ role_name: 'Contributor', scope: `/subscriptions/${a.subscriptionId}` }]), ttl: '1h' });
+  await ok(svc, 'POST', 'cloud-a/config', {
+    subscription_id: a.subscriptionId,
+    tenant_id: a.tenantId,
+    client_id: cloudA.root.clientId,
+    client_secret: cloudA.root.clientSecret,
+  });
+  await ok(svc, 'POST', 'cloud-a/roles/dyn', {
+    cloud_a_roles: JSON.stringify([{ role_name: 'Contributor', scope: `/subscriptions/${a.subscriptionId}` }]),
+    ttl: '1h',
+  });
   await ok(svc, 'POST', 'cloud-b/config', { access_key: cloudB.state.root.id, secret_key: cloudB.state.root.secret });
   const doc = { Version: '1', Statement: [{ Effect: 'Allow', Action: 'oss:GetObject', Resource: 'acs:oss:*:*:bucket/*' }] };
   await ok(svc, 'POST', 'cloud-b/role/ops', { inline_policies: JSON.stringify([doc]), remote_policies: 'name:ReadOnlyAccess,type:System' });

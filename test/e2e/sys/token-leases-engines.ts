@@ -120,7 +120,10 @@ const sshDynamic: EngineCase = {
   async issue(b, token) {
     const before = new Set(b.authorizedKeys().split('\n'));
     const r = await leased(b, this.request, token);
-    const added = b.authorizedKeys().split('\n').filter((l) => l && !before.has(l));
+    const added = b
+      .authorizedKeys()
+      .split('\n')
+      .filter((l) => l && !before.has(l));
     expect(added).toHaveLength(1);
     const line = added[0]!;
     return {

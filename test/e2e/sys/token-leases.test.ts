@@ -35,7 +35,8 @@ interface Tree {
   leases: Issued[];
 }
 
-const api = (method: string, path: string, token: string, body?: unknown) => call(b.svc.app, method, `/v1/${path}`, { token, ...(body !== undefined ? { body } : {}) });
+const api = (method: string, path: string, token: string, body?: unknown) =>
+  call(b.svc.app, method, `/v1/${path}`, { token, ...(body !== undefined ? { body } : {}) });
 
 async function mint(by: string, policies: string[], extra: Record<string, unknown> = {}): Promise<Minted> {
   const r = await api('POST', 'auth/token/create', by, { policies, ...extra });
@@ -100,12 +101,29 @@ const answers = (status: number) => async (r: ReturnType<typeof api>) => {
 };
 
 const MODES: Mode[] = [
-  { name: 'auth/token/revoke', parent: false, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke', b.svc.root, { token: t.holder.token })) },
-  { name: 'auth/token/revoke-accessor', parent: false, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke-accessor', b.svc.root, { accessor: t.holder.accessor })) },
+  {
+    name: 'auth/token/revoke',
+    parent: false,
+    revoke: (t) => answers(204)(api('POST', 'auth/token/revoke', b.svc.root, { token: t.holder.token })),
+  },
+  {
+    name: 'auth/token/revoke-accessor',
+    parent: false,
+    revoke: (t) => answers(204)(api('POST', 'auth/token/revoke-accessor', b.svc.root, { accessor: t.holder.accessor })),
+  },
   { name: 'auth/token/revoke-self', parent: false, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke-self', t.holder.token)) },
-  { name: 'revoking its parent', parent: true, revoke: (t) => answers(204)(api('POST', 'auth/token/revoke', b.svc.root, { token: t.parent!.token })) },
+  {
+    name: 'revoking its parent',
+    parent: true,
+    revoke: (t) => answers(204)(api('POST', 'auth/token/revoke', b.svc.root, { token: t.parent!.token })),
+  },
   // Two uses: the lease, then a lookup-self that uses it up.
-  { name: 'using up its num_uses', parent: false, holder: { num_uses: 2 }, revoke: (t) => answers(200)(api('GET', 'auth/token/lookup-self', t.holder.token)) },
+  {
+    name: 'using up its num_uses',
+    parent: false,
+    holder: { num_uses: 2 },
+    revoke: (t) => answers(200)(api('GET', 'auth/token/lookup-self', t.holder.token)),
+  },
   {
     name: 'its expiry (sweeper)',
     parent: false,
@@ -157,8 +175,16 @@ describe.each(ENGINES)('$name: revoking the token that created the lease', (engi
 
 describe('an engine whose revocation fails', () => {
   const faults = [
-    { engine: CLOUD_ENGINES.cloudA, inject: () => b.cloudA.inject({ op: 'deleteApplication', status: 500, code: 'InjectedFault', count: 1000 }), clear: () => b.cloudA.clearFaults() },
-    { engine: CLOUD_ENGINES.cloudB, inject: () => b.cloudB.inject({ action: 'DeleteUser', status: 500, code: 'InternalError', count: 1000 }), clear: () => b.cloudB.clearFaults() },
+    {
+      engine: CLOUD_ENGINES.cloudA,
+      inject: () => b.cloudA.inject({ op: 'deleteApplication', status: 500, code: 'InjectedFault', count: 1000 }),
+      clear: () => b.cloudA.clearFaults(),
+    },
+    {
+      engine: CLOUD_ENGINES.cloudB,
+      inject: () => b.cloudB.inject({ action: 'DeleteUser', status: 500, code: 'InternalError', count: 1000 }),
+      clear: () => b.cloudB.clearFaults(),
+    },
   ];
 
   it.each(faults)('$engine.name: the token is revoked, the leases stay for retry, a later sweep removes them', async (f) => {
@@ -218,7 +244,12 @@ describe('a token revoked while its lease is being created', () => {
 describe('after every case above', () => {
   it('nothing any revoked token created is left: no lease, no cloud object, no installed key', async () => {
     for (const mount of ['pki/', 'ssh/', 'cloud-a/', 'cloud-b/']) expect(await b.svc.deps.leases.list(mount), mount).toEqual([]);
-    expect(b.cloudA.state.leftovers({ apps: [b.cloudA.root.objectId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+    expect(b.cloudA.state.leftovers({ apps: [b.cloudA.root.objectId] })).toEqual({
+      applications: [],
+      servicePrincipals: [],
+      roleAssignments: [],
+      groupMembers: [],
+    });
     expect(b.cloudB.state.leftovers()).toEqual({ users: [], customPolicies: [], accessKeys: [] });
     expect(b.authorizedKeys().trim()).toBe('');
   });

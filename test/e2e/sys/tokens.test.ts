@@ -16,10 +16,23 @@ describe('tokens', () => {
     });
     expect(r.status).toBe(200);
     const auth = r.json!.auth;
-    expect(auth).toMatchObject({ policies: ['default', 'web'], token_policies: ['default', 'web'], lease_duration: 3600, renewable: true, metadata: { team: 'a' } });
+    expect(auth).toMatchObject({
+      policies: ['default', 'web'],
+      token_policies: ['default', 'web'],
+      lease_duration: 3600,
+      renewable: true,
+      metadata: { team: 'a' },
+    });
     expect(auth.client_token).toMatch(/^lk\.[A-Za-z0-9_-]{43}$/);
     const look = await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: auth.client_token });
-    expect(look.json!.data).toMatchObject({ accessor: auth.accessor, display_name: 'token-ci', policies: ['default', 'web'], ttl: 3600, orphan: false, meta: { team: 'a' } });
+    expect(look.json!.data).toMatchObject({
+      accessor: auth.accessor,
+      display_name: 'token-ci',
+      policies: ['default', 'web'],
+      ttl: 3600,
+      orphan: false,
+      meta: { team: 'a' },
+    });
   });
 
   it('reports the lease granted, even when a second passes while the token is written', async () => {
@@ -29,7 +42,10 @@ describe('tokens', () => {
     try {
       const r = await call(ticking.app, 'POST', '/v1/auth/token/create', { token: ticking.root, body: { ttl: '2h' } });
       expect(r.json!.auth.lease_duration).toBe(7200);
-      const renewed = await call(ticking.app, 'POST', '/v1/auth/token/renew-self', { token: r.json!.auth.client_token, body: { increment: '30m' } });
+      const renewed = await call(ticking.app, 'POST', '/v1/auth/token/renew-self', {
+        token: r.json!.auth.client_token,
+        body: { increment: '30m' },
+      });
       expect(renewed.json!.auth.lease_duration).toBe(1800);
     } finally {
       clock = start;
@@ -57,7 +73,9 @@ describe('tokens', () => {
       expect(r.status).toBe(403);
       expect(r.json!.errors[0]).toMatch(/^permission denied/);
     }
-    expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self')).json).toEqual({ errors: ['permission denied: missing client token'] });
+    expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self')).json).toEqual({
+      errors: ['permission denied: missing client token'],
+    });
   });
 
   it('enforces num_uses: the last use is served, then the token is gone', async () => {
@@ -118,9 +136,13 @@ describe('tokens', () => {
     expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: a })).status).toBe(403);
     const b = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, body: {} });
     const acc = b.json!.auth.accessor;
-    expect((await call(svc.app, 'POST', '/v1/auth/token/lookup-accessor', { token: svc.root, body: { accessor: acc } })).json!.data.id).toBe('');
+    expect(
+      (await call(svc.app, 'POST', '/v1/auth/token/lookup-accessor', { token: svc.root, body: { accessor: acc } })).json!.data.id,
+    ).toBe('');
     expect((await call(svc.app, 'POST', '/v1/auth/token/revoke-accessor', { token: svc.root, body: { accessor: acc } })).status).toBe(204);
-    expect((await call(svc.app, 'POST', '/v1/auth/token/revoke-accessor', { token: svc.root, body: { accessor: acc } })).json).toEqual({ errors: ['invalid accessor'] });
+    expect((await call(svc.app, 'POST', '/v1/auth/token/revoke-accessor', { token: svc.root, body: { accessor: acc } })).json).toEqual({
+      errors: ['invalid accessor'],
+    });
   });
 
   it('refuses bad create input with 400 naming the field', async () => {

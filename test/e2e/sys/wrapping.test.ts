@@ -18,7 +18,11 @@ const WRAP = (ttl: string) => ({ 'x-vault-wrap-ttl': ttl });
 
 /** A wrapped token create: the wrap_info, and nothing else. */
 async function wrappedTokenCreate(ttl = '5m') {
-  const r = await call(svc.app, 'POST', '/v1/auth/token/create', { token: svc.root, headers: WRAP(ttl), body: { policies: ['default'], ttl: '1h' } });
+  const r = await call(svc.app, 'POST', '/v1/auth/token/create', {
+    token: svc.root,
+    headers: WRAP(ttl),
+    body: { policies: ['default'], ttl: '1h' },
+  });
   expect(r.status).toBe(200);
   return r.json!;
 }
@@ -103,9 +107,17 @@ describe('X-Vault-Wrap-TTL', () => {
   it('makes a single-use orphan token holding only response-wrapping, and no other path takes it', async () => {
     const { wrap_info: info } = await wrappedTokenCreate('2m');
     const look = await call(svc.app, 'POST', '/v1/auth/token/lookup-accessor', { token: svc.root, body: { accessor: info.accessor } });
-    expect(look.json!.data).toMatchObject({ policies: ['response-wrapping'], num_uses: 1, orphan: true, renewable: false, creation_ttl: 120 });
+    expect(look.json!.data).toMatchObject({
+      policies: ['response-wrapping'],
+      num_uses: 1,
+      orphan: true,
+      renewable: false,
+      creation_ttl: 120,
+    });
     expect((await call(svc.app, 'GET', '/v1/sys/mounts', { token: info.token })).status).toBe(403);
-    expect((await call(svc.app, 'POST', '/v1/sys/wrapping/wrap', { token: info.token, headers: WRAP('1m'), body: { a: 1 } })).status).toBe(403);
+    expect((await call(svc.app, 'POST', '/v1/sys/wrapping/wrap', { token: info.token, headers: WRAP('1m'), body: { a: 1 } })).status).toBe(
+      403,
+    );
     expect((await call(svc.app, 'POST', '/v1/sys/wrapping/unwrap', { token: info.token })).status).toBe(200);
   });
 
@@ -117,7 +129,9 @@ describe('X-Vault-Wrap-TTL', () => {
 
   it('is gone once its token is revoked', async () => {
     const { wrap_info: info } = await wrappedTokenCreate();
-    expect((await call(svc.app, 'POST', '/v1/auth/token/revoke-accessor', { token: svc.root, body: { accessor: info.accessor } })).status).toBe(204);
+    expect(
+      (await call(svc.app, 'POST', '/v1/auth/token/revoke-accessor', { token: svc.root, body: { accessor: info.accessor } })).status,
+    ).toBe(204);
     expect((await call(svc.app, 'POST', '/v1/sys/wrapping/unwrap', { token: info.token })).status).toBe(400);
   });
 });
@@ -197,7 +211,11 @@ describe('sys/wrapping/wrap, lookup, rewrap', () => {
 describe('the response-wrapping policy', () => {
   it('is built in, readable, immutable and not listed', async () => {
     const r = await call(svc.app, 'GET', '/v1/sys/policy/response-wrapping', { token: svc.root });
-    expect(Object.keys(JSON.parse(r.json!.data.policy).path).sort()).toEqual(['sys/wrapping/lookup', 'sys/wrapping/rewrap', 'sys/wrapping/unwrap']);
+    expect(Object.keys(JSON.parse(r.json!.data.policy).path).sort()).toEqual([
+      'sys/wrapping/lookup',
+      'sys/wrapping/rewrap',
+      'sys/wrapping/unwrap',
+    ]);
     const doc = JSON.stringify({ path: { '*': { capabilities: ['sudo', 'read'] } } });
     expect((await call(svc.app, 'PUT', '/v1/sys/policy/response-wrapping', { token: svc.root, body: { policy: doc } })).status).toBe(400);
     expect((await call(svc.app, 'DELETE', '/v1/sys/policy/response-wrapping', { token: svc.root })).status).toBe(400);
@@ -239,8 +257,15 @@ describe('wrapping in an engine function', () => {
     const root = await call(pki.app, 'POST', '/v1/sys/wrapping/unwrap', { token: gen.json!.wrap_info.token });
     expect(root.json!.data.certificate).toMatch(/BEGIN CERTIFICATE/);
 
-    await call(pki.app, 'POST', '/v1/pki/roles/web', { token: pki.root, body: { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec' } });
-    const issued = await call(pki.app, 'POST', '/v1/pki/issue/web', { token: pki.root, headers: WRAP('60'), body: { common_name: 'a.example.com', ttl: '1h' } });
+    await call(pki.app, 'POST', '/v1/pki/roles/web', {
+      token: pki.root,
+      body: { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec' },
+    });
+    const issued = await call(pki.app, 'POST', '/v1/pki/issue/web', {
+      token: pki.root,
+      headers: WRAP('60'),
+      body: { common_name: 'a.example.com', ttl: '1h' },
+    });
     expect(issued.json!.data).toBeNull();
     expect(issued.text).not.toMatch(/PRIVATE KEY/);
     const leaf = await call(pki.app, 'POST', '/v1/sys/wrapping/unwrap', { token: issued.json!.wrap_info.token });

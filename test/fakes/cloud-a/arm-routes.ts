@@ -7,7 +7,12 @@ const DEFS = 'providers/Microsoft.Authorization/roleDefinitions';
 export function armRoute(ctx: Ctx): { op: string; run: () => Reply } {
   const { state: s, method, body } = ctx;
   const path = decodeURIComponent(ctx.url.pathname).replace(/\/+$/, '');
-  if (!ctx.url.searchParams.get('api-version')) return { op: 'arm', run: () => armError(400, 'MissingApiVersionParameter', "The api-version query parameter (?api-version=) is required for all requests.") };
+  if (!ctx.url.searchParams.get('api-version'))
+    return {
+      op: 'arm',
+      run: () =>
+        armError(400, 'MissingApiVersionParameter', 'The api-version query parameter (?api-version=) is required for all requests.'),
+    };
   const defList = new RegExp(`^(.*)/${DEFS}$`, 'i').exec(path);
   if (defList && method === 'GET') {
     return {
@@ -44,7 +49,13 @@ export function armRoute(ctx: Ctx): { op: string; run: () => Reply } {
   }
   const asgList = new RegExp(`^(.*)/${ROLE_ASSIGNMENTS}$`, 'i').exec(path);
   if (asgList && method === 'GET') {
-    return { op: 'listRoleAssignments', run: () => ({ status: 200, body: { value: [...s.roleAssignments.values()].filter((a) => a.properties.scope.toLowerCase() === asgList[1]!.toLowerCase()) } }) };
+    return {
+      op: 'listRoleAssignments',
+      run: () => ({
+        status: 200,
+        body: { value: [...s.roleAssignments.values()].filter((a) => a.properties.scope.toLowerCase() === asgList[1]!.toLowerCase()) },
+      }),
+    };
   }
   void body;
   return { op: 'unknown', run: () => armError(404, 'InvalidResourceType', `The resource type could not be found for '${path}'.`) };
@@ -54,9 +65,15 @@ function createAssignment(ctx: Ctx, scope: string, name: string, id: string): Re
   const s = ctx.state;
   const props = ((ctx.body.properties ?? {}) as Record<string, unknown>) ?? {};
   if (!s.scopeExists(scope)) return armError(404, 'ResourceGroupNotFound', `The scope '${scope}' could not be found.`);
-  if (!/^[0-9a-f-]{36}$/i.test(name)) return armError(400, 'InvalidRoleAssignmentId', `The role assignment ID '${name}' is not valid. The role assignment ID must be a GUID.`);
+  if (!/^[0-9a-f-]{36}$/i.test(name))
+    return armError(
+      400,
+      'InvalidRoleAssignmentId',
+      `The role assignment ID '${name}' is not valid. The role assignment ID must be a GUID.`,
+    );
   const roleDefinitionId = String(props.roleDefinitionId ?? '');
-  if (!s.roleDefinitions.has(roleDefinitionId.toLowerCase())) return armError(400, 'RoleDefinitionDoesNotExist', 'The specified role definition does not exist.');
+  if (!s.roleDefinitions.has(roleDefinitionId.toLowerCase()))
+    return armError(400, 'RoleDefinitionDoesNotExist', 'The specified role definition does not exist.');
   const principalId = String(props.principalId ?? '');
   if (!s.servicePrincipals.has(principalId)) {
     return armError(400, 'PrincipalNotFound', `Principal ${principalId.replace(/-/g, '')} does not exist in the directory ${s.tenantId}.`);
@@ -64,7 +81,10 @@ function createAssignment(ctx: Ctx, scope: string, name: string, id: string): Re
   const existing = s.roleAssignments.get(id.toLowerCase());
   if (existing) return { status: 201, body: existing };
   const dup = [...s.roleAssignments.values()].find(
-    (a) => a.properties.principalId === principalId && a.properties.roleDefinitionId.toLowerCase() === roleDefinitionId.toLowerCase() && a.properties.scope.toLowerCase() === scope.toLowerCase(),
+    (a) =>
+      a.properties.principalId === principalId &&
+      a.properties.roleDefinitionId.toLowerCase() === roleDefinitionId.toLowerCase() &&
+      a.properties.scope.toLowerCase() === scope.toLowerCase(),
   );
   if (dup) return armError(409, 'RoleAssignmentExists', 'The role assignment already exists.');
   const a = {

@@ -8,12 +8,20 @@ export type Tokens = Map<string, { appId: string; audience: string }>;
 
 function token(ctx: Ctx, tokens: Tokens): Reply {
   const b = ctx.body;
-  if (b.grant_type !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'AADSTS70003: grant type not supported' } };
+  if (b.grant_type !== 'client_credentials')
+    return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'AADSTS70003: grant type not supported' } };
   const who = ctx.state.authenticate(String(b.client_id ?? ''), String(b.client_secret ?? ''));
   if (who === 'unknown-client') {
-    return { status: 400, body: { error: 'unauthorized_client', error_description: `AADSTS700016: Application with identifier '${String(b.client_id)}' was not found in the directory.` } };
+    return {
+      status: 400,
+      body: {
+        error: 'unauthorized_client',
+        error_description: `AADSTS700016: Application with identifier '${String(b.client_id)}' was not found in the directory.`,
+      },
+    };
   }
-  if (who === 'bad-secret') return { status: 401, body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' } };
+  if (who === 'bad-secret')
+    return { status: 401, body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' } };
   const access = randomBytes(24).toString('base64url');
   tokens.set(access, { appId: who.appId, audience: String(b.scope ?? '').replace(/\/\.default$/, '') });
   return { status: 200, body: { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: access } };

@@ -20,7 +20,10 @@ const authProvider = new TokenCredentialAuthenticationProvider(credential, { sco
 const graph = Client.initWithMiddleware({ authProvider, baseUrl: url, customHosts: new Set([new URL(url).hostname]) });
 const app = (await graph.api('/applications').post({ displayName: 'sdk-app' })) as { id: string; appId: string };
 const sp = (await graph.api('/servicePrincipals').post({ appId: app.appId })) as { id: string };
-const pw = (await graph.api(`/applications/${app.id}/addPassword`).post({ passwordCredential: { displayName: 'sdk-pw' } })) as { keyId: string; secretText: string };
+const pw = (await graph.api(`/applications/${app.id}/addPassword`).post({ passwordCredential: { displayName: 'sdk-pw' } })) as {
+  keyId: string;
+  secretText: string;
+};
 out.password = typeof pw.secretText === 'string' && pw.secretText.length >= 20;
 const found = (await graph.api('/applications').filter(`displayName eq 'sdk-app'`).get()) as { value: { id: string }[] };
 out.found = found.value.map((a) => a.id).includes(app.id);
@@ -30,12 +33,19 @@ await graph.api(`/groups/${groupId}/members/$ref`).post({ '@odata.id': `https://
 const members = (await graph.api(`/groups/${groupId}/members`).get()) as { value: { id: string }[] };
 out.member = members.value.some((m) => m.id === sp.id);
 
-const arm = new AuthorizationManagementClient(credential, subscription, { endpoint: url, credentialScopes: ['https://management.azure.com/.default'] });
+const arm = new AuthorizationManagementClient(credential, subscription, {
+  endpoint: url,
+  credentialScopes: ['https://management.azure.com/.default'],
+});
 const scope = `/subscriptions/${subscription}`;
 const defs = [];
 for await (const d of arm.roleDefinitions.list(scope, { filter: "roleName eq 'Reader'" })) defs.push(d);
 out.roleDefinitions = defs.map((d) => d.roleName);
-const assignment = await arm.roleAssignments.create(scope, randomUUID(), { roleDefinitionId: defs[0]!.id!, principalId: sp.id, principalType: 'ServicePrincipal' });
+const assignment = await arm.roleAssignments.create(scope, randomUUID(), {
+  roleDefinitionId: defs[0]!.id!,
+  principalId: sp.id,
+  principalType: 'ServicePrincipal',
+});
 out.assignment = assignment.principalId === sp.id;
 await arm.roleAssignments.deleteById(assignment.id!);
 try {

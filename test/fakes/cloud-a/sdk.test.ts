@@ -29,7 +29,16 @@ describe('cloud-a fake with the official SDKs', () => {
   it('authenticates, manages applications, principals, passwords, groups and role assignments', async () => {
     fake.state.addGroup('sdk-group');
     const script = join(import.meta.dirname, 'sdk-client.ts');
-    const args = ['--import', 'tsx', script, fake.url, fake.state.tenantId, fake.state.subscriptionId, fake.root.clientId, fake.root.clientSecret];
+    const args = [
+      '--import',
+      'tsx',
+      script,
+      fake.url,
+      fake.state.tenantId,
+      fake.state.subscriptionId,
+      fake.root.clientId,
+      fake.root.clientSecret,
+    ];
     const { stdout } = await promisify(execFile)(process.execPath, args, {
       env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'), NODE_NO_WARNINGS: '1' },
       timeout: 60_000,
@@ -46,6 +55,11 @@ describe('cloud-a fake with the official SDKs', () => {
       deleted: 404,
       badSecret: 'AADSTS7000215',
     });
-    expect(fake.state.leftovers({ apps: [fake.root.objectId] })).toEqual({ applications: [], servicePrincipals: [], roleAssignments: [], groupMembers: [] });
+    expect(fake.state.leftovers({ apps: [fake.root.objectId] })).toEqual({
+      applications: [],
+      servicePrincipals: [],
+      roleAssignments: [],
+      groupMembers: [],
+    });
   });
 });

@@ -47,7 +47,10 @@ export interface CloudAFake {
   close(): Promise<void>;
 }
 
-export const graphError = (status: number, code: string, message: string): Reply => ({ status, body: { error: { code, message, innerError: { date: new Date().toISOString() } } } });
+export const graphError = (status: number, code: string, message: string): Reply => ({
+  status,
+  body: { error: { code, message, innerError: { date: new Date().toISOString() } } },
+});
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -66,8 +69,14 @@ function parse(text: string, type: string | undefined): Record<string, unknown> 
   }
 }
 
-export async function startCloudAFake(tls: { key: string; cert: string }, o: { tenantId?: string; subscriptionId?: string } = {}): Promise<CloudAFake> {
-  const state = new DirectoryState(o.tenantId ?? 'a1b2c3d4-0000-4000-8000-00000000aaaa', o.subscriptionId ?? 'b1b2c3d4-0000-4000-8000-00000000bbbb');
+export async function startCloudAFake(
+  tls: { key: string; cert: string },
+  o: { tenantId?: string; subscriptionId?: string } = {},
+): Promise<CloudAFake> {
+  const state = new DirectoryState(
+    o.tenantId ?? 'a1b2c3d4-0000-4000-8000-00000000aaaa',
+    o.subscriptionId ?? 'b1b2c3d4-0000-4000-8000-00000000bbbb',
+  );
   const rootApp = state.createApplication('latchkey-root');
   const rootPw = state.addPassword(rootApp, 'initial', undefined, 0);
   state.servicePrincipals.set('root-sp', { id: 'root-sp', appId: rootApp.appId, displayName: 'latchkey-root' });
@@ -90,7 +99,8 @@ export async function startCloudAFake(tls: { key: string; cert: string }, o: { t
     fault.left--;
     if (fault.after) run();
     const status = fault.status ?? 500;
-    if (op === 'token') return { status, body: { error: fault.code ?? 'temporarily_unavailable', error_description: fault.message ?? 'injected' } };
+    if (op === 'token')
+      return { status, body: { error: fault.code ?? 'temporarily_unavailable', error_description: fault.message ?? 'injected' } };
     return graphError(status, fault.code ?? 'InjectedFault', fault.message ?? 'injected fault');
   }
 
@@ -98,7 +108,13 @@ export async function startCloudAFake(tls: { key: string; cert: string }, o: { t
     void (async () => {
       const text = await readBody(req);
       const url = new URL('https://fake' + (req.url ?? '/').replace(/^\/+/, '/'));
-      const ctx: Ctx = { state, method: req.method ?? 'GET', url, body: parse(text, req.headers['content-type']), origin: `https://${req.headers.host}` };
+      const ctx: Ctx = {
+        state,
+        method: req.method ?? 'GET',
+        url,
+        body: parse(text, req.headers['content-type']),
+        origin: `https://${req.headers.host}`,
+      };
       const { op, run } = route(req, ctx);
       const reply = answer(op, run);
       calls.push({ op, status: reply.status });

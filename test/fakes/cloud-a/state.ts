@@ -93,9 +93,15 @@ export class DirectoryState {
     return app;
   }
 
-  addPassword(app: FakeApp, displayName: string | null, endDateTime: string | undefined, refusals = this.propagationRefusals): FakePassword {
+  addPassword(
+    app: FakeApp,
+    displayName: string | null,
+    endDateTime: string | undefined,
+    refusals = this.propagationRefusals,
+  ): FakePassword {
     // Alphanumeric with the cloud's "~" and "." flavour, 40 characters.
-    const secret = randomBytes(30).toString('base64').replace(/[+/=]/g, 'x').slice(0, 36) + '~' + randomBytes(2).toString('hex').slice(0, 3);
+    const secret =
+      randomBytes(30).toString('base64').replace(/[+/=]/g, 'x').slice(0, 36) + '~' + randomBytes(2).toString('hex').slice(0, 3);
     const pw: FakePassword = {
       keyId: randomUUID(),
       displayName,
@@ -149,7 +155,9 @@ export class DirectoryState {
     const apps = [...this.applications.values()].filter((a) => !(keep.apps ?? []).includes(a.id));
     return {
       applications: apps.map((a) => a.displayName),
-      servicePrincipals: [...this.servicePrincipals.values()].filter((sp) => apps.some((a) => a.appId === sp.appId) || ![...this.applications.values()].some((a) => a.appId === sp.appId)).map((s) => s.id),
+      servicePrincipals: [...this.servicePrincipals.values()]
+        .filter((sp) => apps.some((a) => a.appId === sp.appId) || ![...this.applications.values()].some((a) => a.appId === sp.appId))
+        .map((s) => s.id),
       roleAssignments: [...this.roleAssignments.values()].map((a) => a.id),
       groupMembers: [...this.groups.values()].flatMap((g) => [...g.members]),
     };

@@ -41,14 +41,20 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 function authenticate(s: RamState, method: string, p: Record<string, string>): Reply | ReturnType<RamState['keys']['get']> {
   const key = s.keys.get(p.AccessKeyId ?? '');
-  if (!key || (key.expiration !== undefined && key.expiration < Date.now())) return rpcError(404, 'InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
-  if (p.SignatureMethod !== 'HMAC-SHA1' || p.SignatureVersion !== '1.0') return rpcError(400, 'InvalidParameter.SignatureMethod', 'Only HMAC-SHA1 signature version 1.0 is supported here.');
-  if (!signatureMatches(method, p, key.secret)) return rpcError(400, 'SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
+  if (!key || (key.expiration !== undefined && key.expiration < Date.now()))
+    return rpcError(404, 'InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
+  if (p.SignatureMethod !== 'HMAC-SHA1' || p.SignatureVersion !== '1.0')
+    return rpcError(400, 'InvalidParameter.SignatureMethod', 'Only HMAC-SHA1 signature version 1.0 is supported here.');
+  if (!signatureMatches(method, p, key.secret))
+    return rpcError(400, 'SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
   const t = Date.parse(p.Timestamp ?? '');
-  if (Number.isNaN(t) || Math.abs(t - Date.now()) > 15 * 60_000) return rpcError(400, 'InvalidTimeStamp.Expired', 'Specified time stamp or date value is expired.');
-  if (!p.SignatureNonce || s.nonces.has(p.SignatureNonce)) return rpcError(400, 'SignatureNonceUsed', 'Specified signature nonce was used already.');
+  if (Number.isNaN(t) || Math.abs(t - Date.now()) > 15 * 60_000)
+    return rpcError(400, 'InvalidTimeStamp.Expired', 'Specified time stamp or date value is expired.');
+  if (!p.SignatureNonce || s.nonces.has(p.SignatureNonce))
+    return rpcError(400, 'SignatureNonceUsed', 'Specified signature nonce was used already.');
   s.nonces.add(p.SignatureNonce);
-  if (key.securityToken && p.SecurityToken !== key.securityToken) return rpcError(400, 'InvalidSecurityToken.Mismatch', 'Specified SecurityToken mismatch.');
+  if (key.securityToken && p.SecurityToken !== key.securityToken)
+    return rpcError(400, 'InvalidSecurityToken.Mismatch', 'Specified SecurityToken mismatch.');
   return key;
 }
 
@@ -72,17 +78,26 @@ export async function startCloudBFake(tls?: { key: string; cert: string }): Prom
     if (role !== fake.metadataRole) return { status: 404, text: 'Not Found' };
     const expiration = Date.now() + 3600_000;
     const k = state.newKey('', { token: 'CAIS' + Math.random().toString(36).slice(2), expiration });
-    const body = { AccessKeyId: k.id, AccessKeySecret: k.secret, SecurityToken: k.securityToken, Expiration: new Date(expiration).toISOString().replace(/\.\d{3}Z$/, 'Z'), LastUpdated: new Date().toISOString(), Code: 'Success' };
+    const body = {
+      AccessKeyId: k.id,
+      AccessKeySecret: k.secret,
+      SecurityToken: k.securityToken,
+      Expiration: new Date(expiration).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      LastUpdated: new Date().toISOString(),
+      Code: 'Success',
+    };
     return { status: 200, text: JSON.stringify(body) };
   }
 
   function rpc(method: string, p: Record<string, string>): { action: string; reply: Reply } {
     const action = p.Action ?? '';
     const impl = ACTIONS[p.Version ?? '']?.[action];
-    if (p.Format && p.Format.toUpperCase() !== 'JSON') return { action, reply: rpcError(400, 'InvalidParameter.Format', 'Only JSON is served here.') };
+    if (p.Format && p.Format.toUpperCase() !== 'JSON')
+      return { action, reply: rpcError(400, 'InvalidParameter.Format', 'Only JSON is served here.') };
     const who = authenticate(state, method, p);
     if (!who || !('secret' in who)) return { action, reply: who as Reply };
-    if (!impl) return { action, reply: rpcError(404, 'InvalidAction.NotFound', `Specified api is not found, please check your url and method.`) };
+    if (!impl)
+      return { action, reply: rpcError(404, 'InvalidAction.NotFound', `Specified api is not found, please check your url and method.`) };
     const fault = faults.find((f) => (f.action === action || f.action === '*') && f.left > 0);
     if (fault) {
       fault.left--;
@@ -104,7 +119,8 @@ export async function startCloudBFake(tls?: { key: string; cert: string }): Prom
         return;
       }
       const params: Record<string, string> = Object.fromEntries(url.searchParams);
-      if (text && (req.headers['content-type'] ?? '').includes('x-www-form-urlencoded')) Object.assign(params, Object.fromEntries(new URLSearchParams(text)));
+      if (text && (req.headers['content-type'] ?? '').includes('x-www-form-urlencoded'))
+        Object.assign(params, Object.fromEntries(new URLSearchParams(text)));
       const { action, reply } = rpc(req.method ?? 'GET', params);
       fake.calls.push({ action, status: reply.status, ...(typeof reply.body.Code === 'string' ? { code: reply.body.Code } : {}) });
       res.writeHead(reply.status, { 'content-type': 'application/json;charset=utf-8' });

@@ -5,12 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const enc = (v: string) =>
-  encodeURIComponent(v)
-    .replace(/!/g, '%21')
-    .replace(/'/g, '%27')
-    .replace(/\(/g, '%28')
-    .replace(/\)/g, '%29')
-    .replace(/\*/g, '%2A');
+  encodeURIComponent(v).replace(/!/g, '%21').replace(/'/g, '%27').replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/\*/g, '%2A');
 
 export function expectedSignature(method: string, params: Record<string, string>, secret: string): string {
   const canonical = Object.entries(params)

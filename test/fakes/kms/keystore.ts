@@ -44,16 +44,34 @@ export interface CreateKeySpec {
   description?: string;
 }
 
-const KEY_SPECS: readonly string[] = ['SYMMETRIC_DEFAULT', 'RSA_2048', 'RSA_3072', 'RSA_4096', 'ECC_NIST_P256', 'ECC_NIST_P384', 'ECC_NIST_P521'];
+const KEY_SPECS: readonly string[] = [
+  'SYMMETRIC_DEFAULT',
+  'RSA_2048',
+  'RSA_3072',
+  'RSA_4096',
+  'ECC_NIST_P256',
+  'ECC_NIST_P384',
+  'ECC_NIST_P521',
+];
 const CURVES: Record<string, string> = { ECC_NIST_P256: 'P-256', ECC_NIST_P384: 'P-384', ECC_NIST_P521: 'P-521' };
-const ECDSA_FOR: Record<string, string> = { ECC_NIST_P256: 'ECDSA_SHA_256', ECC_NIST_P384: 'ECDSA_SHA_384', ECC_NIST_P521: 'ECDSA_SHA_512' };
+const ECDSA_FOR: Record<string, string> = {
+  ECC_NIST_P256: 'ECDSA_SHA_256',
+  ECC_NIST_P384: 'ECDSA_SHA_384',
+  ECC_NIST_P521: 'ECDSA_SHA_512',
+};
 const ARN = /^arn:aws[a-z-]*:kms:([^:]*):([^:]*):(key|alias)\/(.+)$/;
 const MAGIC = Buffer.from('KF\x01', 'latin1');
 const generatePair = promisify(generateKeyPair);
 
 /** Context as GCM additional data: sorted pairs, so field order never matters. */
 export function contextBytes(context: Record<string, string>): Buffer {
-  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]])));
+  return Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((k) => [k, context[k]]),
+    ),
+  );
 }
 
 export function signingAlgorithms(key: FakeKey): string[] {
@@ -85,11 +103,21 @@ export class KeyStore {
     const keySpec = spec.keySpec ?? 'SYMMETRIC_DEFAULT';
     const keyUsage = spec.keyUsage ?? 'ENCRYPT_DECRYPT';
     if (!KEY_SPECS.includes(keySpec)) throw validation(`KeySpec ${keySpec} is not supported by this fake`);
-    if (keyUsage !== 'ENCRYPT_DECRYPT' && keyUsage !== 'SIGN_VERIFY') throw validation(`KeyUsage ${String(keyUsage)} is not supported by this fake`);
-    if (keySpec === 'SYMMETRIC_DEFAULT' && keyUsage !== 'ENCRYPT_DECRYPT') throw validation('a SYMMETRIC_DEFAULT key can only be used to encrypt and decrypt');
+    if (keyUsage !== 'ENCRYPT_DECRYPT' && keyUsage !== 'SIGN_VERIFY')
+      throw validation(`KeyUsage ${String(keyUsage)} is not supported by this fake`);
+    if (keySpec === 'SYMMETRIC_DEFAULT' && keyUsage !== 'ENCRYPT_DECRYPT')
+      throw validation('a SYMMETRIC_DEFAULT key can only be used to encrypt and decrypt');
     if (CURVES[keySpec] && keyUsage !== 'SIGN_VERIFY') throw validation(`a ${keySpec} key can only be used to sign and verify`);
     const keyId = randomUUID();
-    const key: FakeKey = { keyId, arn: this.arnOf('key', keyId), keySpec, keyUsage, state: 'Enabled', description: spec.description ?? '', created: new Date() };
+    const key: FakeKey = {
+      keyId,
+      arn: this.arnOf('key', keyId),
+      keySpec,
+      keyUsage,
+      state: 'Enabled',
+      description: spec.description ?? '',
+      created: new Date(),
+    };
     const curve = CURVES[keySpec];
     if (keySpec === 'SYMMETRIC_DEFAULT') key.secret = randomBytes(32);
     else if (curve) Object.assign(key, await generatePair('ec', { namedCurve: curve }));
@@ -105,7 +133,8 @@ export class KeyStore {
     let id: string | undefined = keyId;
     if (m) {
       const [, region, account, kind, rest] = m;
-      if (region !== this.region || account !== this.accountId) throw new KmsError('NotFoundException', `${keyId} is not found in this account and region`);
+      if (region !== this.region || account !== this.accountId)
+        throw new KmsError('NotFoundException', `${keyId} is not found in this account and region`);
       id = kind === 'alias' ? this.aliases.get(`alias/${rest}`)?.targetKeyId : rest;
       if (kind === 'alias' && !allowAlias) throw validation('an alias cannot be used here');
     } else if (keyId.startsWith('alias/')) {
@@ -128,7 +157,8 @@ export class KeyStore {
 
   createAlias(name: unknown, target: unknown): FakeAlias {
     const bad = (why: string) => new KmsError('InvalidAliasNameException', why);
-    if (typeof name !== 'string' || !/^alias\/[a-zA-Z0-9/_-]{1,250}$/.test(name)) throw bad('AliasName must be alias/ followed by letters, digits, /, _ or -');
+    if (typeof name !== 'string' || !/^alias\/[a-zA-Z0-9/_-]{1,250}$/.test(name))
+      throw bad('AliasName must be alias/ followed by letters, digits, /, _ or -');
     if (name.startsWith('alias/aws/')) throw bad('the alias/aws/ prefix is reserved for AWS managed keys');
     if (this.aliases.has(name)) throw new KmsError('AlreadyExistsException', `${name} already exists`);
     const key = this.resolve(target, false);
@@ -182,7 +212,9 @@ export class KeyStore {
       Description: key.description,
       KeyUsage: key.keyUsage,
       KeyState: key.state,
-      ...(key.deletionDate ? { DeletionDate: key.deletionDate.getTime() / 1000, PendingDeletionWindowInDays: key.pendingWindowInDays } : {}),
+      ...(key.deletionDate
+        ? { DeletionDate: key.deletionDate.getTime() / 1000, PendingDeletionWindowInDays: key.pendingWindowInDays }
+        : {}),
       Origin: 'AWS_KMS',
       KeyManager: 'CUSTOMER',
       CustomerMasterKeySpec: key.keySpec,

@@ -42,12 +42,16 @@ function page<T>(items: T[], input: Input): { items: T[]; more: Input } {
   const start = Number(str(input, 'Marker') ?? '0');
   if (!Number.isInteger(start) || start < 0) throw new KmsError('InvalidMarkerException', 'Marker is not one this service issued');
   const next = start + limit;
-  return { items: items.slice(start, next), more: next < items.length ? { Truncated: true, NextMarker: String(next) } : { Truncated: false } };
+  return {
+    items: items.slice(start, next),
+    more: next < items.length ? { Truncated: true, NextMarker: String(next) } : { Truncated: false },
+  };
 }
 
 function encryptWith(store: KeyStore, key: FakeKey, plaintext: Buffer, ctx: Record<string, string>, algorithm: string | undefined) {
   if (key.secret) {
-    if (algorithm !== undefined && algorithm !== 'SYMMETRIC_DEFAULT') throw new KmsError('InvalidKeyUsageException', `${algorithm} is not valid for ${key.arn}`);
+    if (algorithm !== undefined && algorithm !== 'SYMMETRIC_DEFAULT')
+      throw new KmsError('InvalidKeyUsageException', `${algorithm} is not valid for ${key.arn}`);
     if (plaintext.length > 4096) throw validation('Plaintext must be at most 4096 bytes');
     return { blob: store.encrypt(key, plaintext, ctx), algorithm: 'SYMMETRIC_DEFAULT' };
   }
@@ -55,31 +59,46 @@ function encryptWith(store: KeyStore, key: FakeKey, plaintext: Buffer, ctx: Reco
   if (!oaepHash || !key.publicKey) throw new KmsError('InvalidKeyUsageException', `${String(algorithm)} is not valid for ${key.arn}`);
   if (Object.keys(ctx).length) throw validation('asymmetric keys do not take an encryption context');
   try {
-    return { blob: publicEncrypt({ key: key.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, plaintext), algorithm: algorithm ?? '' };
+    return {
+      blob: publicEncrypt({ key: key.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, plaintext),
+      algorithm: algorithm ?? '',
+    };
   } catch {
     throw validation(`the plaintext is too long for ${key.keySpec} with ${algorithm}`);
   }
 }
 
-function decryptWith(store: KeyStore, keyId: string | undefined, ciphertext: Buffer, ctx: Record<string, string>, algorithm: string | undefined) {
+function decryptWith(
+  store: KeyStore,
+  keyId: string | undefined,
+  ciphertext: Buffer,
+  ctx: Record<string, string>,
+  algorithm: string | undefined,
+) {
   const named = keyId === undefined ? undefined : store.resolve(keyId);
   if (named && !named.secret) {
     const key = store.usable(named.keyId, 'ENCRYPT_DECRYPT');
     const oaepHash = OAEP_HASH[algorithm ?? ''];
     if (!oaepHash || !key.privateKey) throw new KmsError('InvalidKeyUsageException', `${String(algorithm)} is not valid for ${key.arn}`);
     try {
-      return { key, plaintext: privateDecrypt({ key: key.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, ciphertext), algorithm: algorithm ?? '' };
+      return {
+        key,
+        plaintext: privateDecrypt({ key: key.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, ciphertext),
+        algorithm: algorithm ?? '',
+      };
     } catch {
       throw new KmsError('InvalidCiphertextException', 'the ciphertext is invalid');
     }
   }
   const owner = store.keyOfBlob(ciphertext);
   if (!owner) {
-    if (keyId === undefined) throw new KmsError('InvalidCiphertextException', 'the ciphertext is invalid; an asymmetric ciphertext needs KeyId');
+    if (keyId === undefined)
+      throw new KmsError('InvalidCiphertextException', 'the ciphertext is invalid; an asymmetric ciphertext needs KeyId');
     throw new KmsError('InvalidCiphertextException', 'the ciphertext is invalid');
   }
   if (named && named.keyId !== owner.keyId) throw new KmsError('IncorrectKeyException', `the ciphertext was not made under ${keyId}`);
-  if (algorithm !== undefined && algorithm !== 'SYMMETRIC_DEFAULT') throw new KmsError('IncorrectKeyException', `${algorithm} does not match the ciphertext`);
+  if (algorithm !== undefined && algorithm !== 'SYMMETRIC_DEFAULT')
+    throw new KmsError('IncorrectKeyException', `${algorithm} does not match the ciphertext`);
   const key = store.usable(owner.keyId, 'ENCRYPT_DECRYPT');
   return { key, plaintext: store.decrypt(key, ciphertext, ctx), algorithm: 'SYMMETRIC_DEFAULT' };
 }
@@ -95,7 +114,8 @@ function dataKey(store: KeyStore, input: Input, withPlaintext: boolean): Input {
     if (spec !== 'AES_256' && spec !== 'AES_128') throw validation('KeySpec must be AES_256 or AES_128');
     length = spec === 'AES_256' ? 32 : 16;
   } else {
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1024) throw validation('NumberOfBytes must be 1 to 1024');
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1024)
+      throw validation('NumberOfBytes must be 1 to 1024');
     length = count;
   }
   const plaintext = randomBytes(length);
@@ -110,7 +130,8 @@ function signingInput(store: KeyStore, input: Input) {
   if (name === undefined) throw validation('SigningAlgorithm is required');
   const alg = SIGNING_ALGORITHMS[name];
   if (!alg) throw validation(`unknown SigningAlgorithm ${name}`);
-  if (!signingAlgorithms(key).includes(name)) throw new KmsError('InvalidKeyUsageException', `${name} is not valid for ${key.keySpec} key ${key.arn}`);
+  if (!signingAlgorithms(key).includes(name))
+    throw new KmsError('InvalidKeyUsageException', `${name} is not valid for ${key.keySpec} key ${key.arn}`);
   const type = str(input, 'MessageType') ?? 'RAW';
   if (type !== 'RAW' && type !== 'DIGEST') throw validation('MessageType must be RAW or DIGEST');
   const message = blob(input, 'Message', 4096);
@@ -129,7 +150,11 @@ export const OPERATIONS: Record<string, Operation> = {
   async CreateKey(store, input) {
     const origin = str(input, 'Origin') ?? 'AWS_KMS';
     if (origin !== 'AWS_KMS') throw new KmsError('UnsupportedOperationException', `Origin ${origin} is not supported by this fake`);
-    const spec = { keySpec: str(input, 'KeySpec') ?? str(input, 'CustomerMasterKeySpec'), keyUsage: str(input, 'KeyUsage'), description: str(input, 'Description') };
+    const spec = {
+      keySpec: str(input, 'KeySpec') ?? str(input, 'CustomerMasterKeySpec'),
+      keyUsage: str(input, 'KeyUsage'),
+      description: str(input, 'Description'),
+    };
     return { KeyMetadata: store.metadata(await store.create(spec as CreateKeySpec)) };
   },
   DescribeKey: (store, input) => ({ KeyMetadata: store.metadata(store.resolve(input.KeyId)) }),
@@ -152,7 +177,13 @@ export const OPERATIONS: Record<string, Operation> = {
     const { items, more } = page(all, input);
     const when = (d: Date) => d.getTime() / 1000;
     return {
-      Aliases: items.map((a) => ({ AliasName: a.name, AliasArn: a.arn, TargetKeyId: a.targetKeyId, CreationDate: when(a.created), LastUpdatedDate: when(a.created) })),
+      Aliases: items.map((a) => ({
+        AliasName: a.name,
+        AliasArn: a.arn,
+        TargetKeyId: a.targetKeyId,
+        CreationDate: when(a.created),
+        LastUpdatedDate: when(a.created),
+      })),
       ...more,
     };
   },
@@ -160,18 +191,48 @@ export const OPERATIONS: Record<string, Operation> = {
   GenerateDataKeyWithoutPlaintext: (store, input) => dataKey(store, input, false),
   Encrypt(store, input) {
     const key = store.usable(input.KeyId, 'ENCRYPT_DECRYPT');
-    const out = encryptWith(store, key, blob(input, 'Plaintext', 4096), context(input, 'EncryptionContext'), str(input, 'EncryptionAlgorithm'));
+    const out = encryptWith(
+      store,
+      key,
+      blob(input, 'Plaintext', 4096),
+      context(input, 'EncryptionContext'),
+      str(input, 'EncryptionAlgorithm'),
+    );
     return { CiphertextBlob: b64(out.blob), KeyId: key.arn, EncryptionAlgorithm: out.algorithm };
   },
   Decrypt(store, input) {
-    const out = decryptWith(store, str(input, 'KeyId'), blob(input, 'CiphertextBlob'), context(input, 'EncryptionContext'), str(input, 'EncryptionAlgorithm'));
+    const out = decryptWith(
+      store,
+      str(input, 'KeyId'),
+      blob(input, 'CiphertextBlob'),
+      context(input, 'EncryptionContext'),
+      str(input, 'EncryptionAlgorithm'),
+    );
     return { KeyId: out.key.arn, Plaintext: b64(out.plaintext), EncryptionAlgorithm: out.algorithm };
   },
   ReEncrypt(store, input) {
-    const source = decryptWith(store, str(input, 'SourceKeyId'), blob(input, 'CiphertextBlob'), context(input, 'SourceEncryptionContext'), str(input, 'SourceEncryptionAlgorithm'));
+    const source = decryptWith(
+      store,
+      str(input, 'SourceKeyId'),
+      blob(input, 'CiphertextBlob'),
+      context(input, 'SourceEncryptionContext'),
+      str(input, 'SourceEncryptionAlgorithm'),
+    );
     const dest = store.usable(input.DestinationKeyId, 'ENCRYPT_DECRYPT');
-    const out = encryptWith(store, dest, source.plaintext, context(input, 'DestinationEncryptionContext'), str(input, 'DestinationEncryptionAlgorithm'));
-    return { CiphertextBlob: b64(out.blob), SourceKeyId: source.key.arn, KeyId: dest.arn, SourceEncryptionAlgorithm: source.algorithm, DestinationEncryptionAlgorithm: out.algorithm };
+    const out = encryptWith(
+      store,
+      dest,
+      source.plaintext,
+      context(input, 'DestinationEncryptionContext'),
+      str(input, 'DestinationEncryptionAlgorithm'),
+    );
+    return {
+      CiphertextBlob: b64(out.blob),
+      SourceKeyId: source.key.arn,
+      KeyId: dest.arn,
+      SourceEncryptionAlgorithm: source.algorithm,
+      DestinationEncryptionAlgorithm: out.algorithm,
+    };
   },
   Sign(store, input) {
     const s = signingInput(store, input);
@@ -181,7 +242,9 @@ export const OPERATIONS: Record<string, Operation> = {
   Verify(store, input) {
     const s = signingInput(store, input);
     const signature = blob(input, 'Signature');
-    const valid = s.digest ? verifyDigest(s.alg, s.message, signature, s.publicKey) : verifyMessage(s.alg, s.message, signature, s.publicKey);
+    const valid = s.digest
+      ? verifyDigest(s.alg, s.message, signature, s.publicKey)
+      : verifyMessage(s.alg, s.message, signature, s.publicKey);
     if (!valid) throw new KmsError('KMSInvalidSignatureException', 'the signature does not verify');
     return { KeyId: s.key.arn, SignatureValid: true, SigningAlgorithm: s.name };
   },
@@ -191,13 +254,22 @@ export const OPERATIONS: Record<string, Operation> = {
     if (key.state !== 'Enabled') throw new KmsError('KMSInvalidStateException', `${key.arn} is pending deletion`);
     if (!key.publicKey) throw new KmsError('UnsupportedOperationException', `${key.arn} is symmetric and has no public key`);
     const der = key.publicKey.export({ format: 'der', type: 'spki' });
-    const algorithms = key.keyUsage === 'SIGN_VERIFY' ? { SigningAlgorithms: signingAlgorithms(key) } : { EncryptionAlgorithms: encryptionAlgorithms(key) };
-    return { KeyId: key.arn, PublicKey: b64(der), CustomerMasterKeySpec: key.keySpec, KeySpec: key.keySpec, KeyUsage: key.keyUsage, ...algorithms };
+    const algorithms =
+      key.keyUsage === 'SIGN_VERIFY' ? { SigningAlgorithms: signingAlgorithms(key) } : { EncryptionAlgorithms: encryptionAlgorithms(key) };
+    return {
+      KeyId: key.arn,
+      PublicKey: b64(der),
+      CustomerMasterKeySpec: key.keySpec,
+      KeySpec: key.keySpec,
+      KeyUsage: key.keyUsage,
+      ...algorithms,
+    };
   },
   ScheduleKeyDeletion(store, input) {
     const key = lifecycleKey(store, input);
     const days = input.PendingWindowInDays ?? 30;
-    if (typeof days !== 'number' || !Number.isInteger(days) || days < 7 || days > 30) throw validation('PendingWindowInDays must be 7 to 30');
+    if (typeof days !== 'number' || !Number.isInteger(days) || days < 7 || days > 30)
+      throw validation('PendingWindowInDays must be 7 to 30');
     if (key.state === 'PendingDeletion') throw new KmsError('KMSInvalidStateException', `${key.arn} is already pending deletion`);
     key.state = 'PendingDeletion';
     key.pendingWindowInDays = days;

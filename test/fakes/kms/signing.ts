@@ -4,7 +4,17 @@
  * (PKCS #1 v1.5 DigestInfo, EMSA-PSS with salt length = hash length, as KMS uses) and
  * BigInt ECDSA for EC keys.
  */
-import { constants, createHash, privateEncrypt, publicDecrypt, randomBytes, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import {
+  constants,
+  createHash,
+  privateEncrypt,
+  publicDecrypt,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { ecdsaSignDigest, ecdsaVerifyDigest } from './ecdsa';
 
 export type Hash = 'sha256' | 'sha384' | 'sha512';

@@ -135,7 +135,10 @@ const now = () => Math.floor(Date.now() / 1000);
  * The claims of a GitHub Actions OIDC token (docs.github.com "About security hardening with
  * OpenID Connect"), for `repo` on `ref`, issued by `issuer` for `aud`.
  */
-export function githubActionsClaims(issuer: string, o: { repo?: string; ref?: string; aud?: string; environment?: string } = {}): Record<string, unknown> {
+export function githubActionsClaims(
+  issuer: string,
+  o: { repo?: string; ref?: string; aud?: string; environment?: string } = {},
+): Record<string, unknown> {
   const repo = o.repo ?? 'octo-org/octo-repo';
   const ref = o.ref ?? 'refs/heads/main';
   const [owner] = repo.split('/');
@@ -177,7 +180,10 @@ export function githubActionsClaims(issuer: string, o: { repo?: string; ref?: st
  * The claims of an EKS projected service-account token (kubectl create token / the pod's
  * projected volume): `system:serviceaccount:<ns>:<sa>`, the nested "kubernetes.io" claim.
  */
-export function eksServiceAccountClaims(issuer: string, o: { namespace?: string; serviceAccount?: string; aud?: string[] } = {}): Record<string, unknown> {
+export function eksServiceAccountClaims(
+  issuer: string,
+  o: { namespace?: string; serviceAccount?: string; aud?: string[] } = {},
+): Record<string, unknown> {
   const ns = o.namespace ?? 'payments';
   const sa = o.serviceAccount ?? 'api';
   const t = now();

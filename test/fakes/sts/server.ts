@@ -139,7 +139,8 @@ export async function startStsFake(options: StsFakeOptions = {}): Promise<StsFak
       if (code) call.error = code;
       send(res, status, xml);
     };
-    const refuse = (status: number, code: string, message: string) => answer(status, errorXml(status >= 500 ? 'Receiver' : 'Sender', code, message), code);
+    const refuse = (status: number, code: string, message: string) =>
+      answer(status, errorXml(status >= 500 ? 'Receiver' : 'Sender', code, message), code);
     if (!body) return refuse(413, 'RequestEntityTooLarge', 'the request body is too large');
 
     const params = queryParams(req, body);
@@ -166,9 +167,24 @@ export async function startStsFake(options: StsFakeOptions = {}): Promise<StsFak
     }
 
     const fault = faults.shift();
-    if (fault) return answer(fault.status, fault.body ?? errorXml('Sender', fault.code ?? 'InternalFailure', 'injected fault'), fault.code ?? 'injected');
-    if (call.action !== 'GetCallerIdentity') return refuse(400, 'InvalidAction', `Could not find operation ${call.action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`);
-    if (params.get('Version') !== '2011-06-15') return refuse(400, 'InvalidAction', `Could not find operation ${call.action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`);
+    if (fault)
+      return answer(
+        fault.status,
+        fault.body ?? errorXml('Sender', fault.code ?? 'InternalFailure', 'injected fault'),
+        fault.code ?? 'injected',
+      );
+    if (call.action !== 'GetCallerIdentity')
+      return refuse(
+        400,
+        'InvalidAction',
+        `Could not find operation ${call.action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`,
+      );
+    if (params.get('Version') !== '2011-06-15')
+      return refuse(
+        400,
+        'InvalidAction',
+        `Could not find operation ${call.action} for version ${params.get('Version') ?? 'NO_VERSION_SPECIFIED'}`,
+      );
     answer(200, identityXml(principal.identity));
   };
 
@@ -206,7 +222,10 @@ export async function startStsFake(options: StsFakeOptions = {}): Promise<StsFak
     },
     addAssumedRole: (role, session, o = {}) => {
       const acct = o.account ?? account;
-      return add({ arn: `arn:aws:sts::${acct}:assumed-role/${role}/${session}`, userId: `${keyId('AROA')}:${session}`, account: acct }, true);
+      return add(
+        { arn: `arn:aws:sts::${acct}:assumed-role/${role}/${session}`, userId: `${keyId('AROA')}:${session}`, account: acct },
+        true,
+      );
     },
     inject: (fault) => void faults.push(fault),
     close: () =>

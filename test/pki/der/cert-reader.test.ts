@@ -18,7 +18,20 @@ const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 /** A self-signed certificate made by openssl with the given key and extra `req -x509` arguments. */
 function makeCert(subject: string, keyArgs: string[], extra: string[]): Buffer {
   const pem = withFiles({}, (p) => {
-    const r = openssl(['req', '-x509', '-new', '-nodes', ...keyArgs, '-keyout', p('k.pem'), '-subj', subject, ...extra, '-out', p('c.pem')]);
+    const r = openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-nodes',
+      ...keyArgs,
+      '-keyout',
+      p('k.pem'),
+      '-subj',
+      subject,
+      ...extra,
+      '-out',
+      p('c.pem'),
+    ]);
     if (!r.ok) throw new Error(r.out);
     return openssl(['x509', '-in', p('c.pem')]).out;
   });
@@ -27,10 +40,25 @@ function makeCert(subject: string, keyArgs: string[], extra: string[]): Buffer {
 
 describe('the lean certificate reader', () => {
   const cases: [string, string, string[], string[]][] = [
-    ['EC CA with path length and key id', '/CN=Root CA/O=Example/C=NZ', EC, ['-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE,pathlen:2', '-addext', 'subjectKeyIdentifier=hash']],
-    ['RSA leaf, serial with the top bit set, no SKI', '/CN=leaf.example.com', ['-newkey', 'rsa:2048'], ['-days', '2', '-set_serial', '0x80aabbccdd', '-addext', 'basicConstraints=CA:FALSE', '-addext', 'subjectKeyIdentifier=none']],
+    [
+      'EC CA with path length and key id',
+      '/CN=Root CA/O=Example/C=NZ',
+      EC,
+      ['-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE,pathlen:2', '-addext', 'subjectKeyIdentifier=hash'],
+    ],
+    [
+      'RSA leaf, serial with the top bit set, no SKI',
+      '/CN=leaf.example.com',
+      ['-newkey', 'rsa:2048'],
+      ['-days', '2', '-set_serial', '0x80aabbccdd', '-addext', 'basicConstraints=CA:FALSE', '-addext', 'subjectKeyIdentifier=none'],
+    ],
     ['Ed25519, valid past 2050 (GeneralizedTime)', '/CN=Long Lived/OU=Ops/OU=Sec', ['-newkey', 'ed25519'], ['-days', '12000']],
-    ['EC P-384 CA without a path length', '/CN=Int CA/serialNumber=7', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384'], ['-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE']],
+    [
+      'EC P-384 CA without a path length',
+      '/CN=Int CA/serialNumber=7',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384'],
+      ['-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE'],
+    ],
   ];
   for (const [name, subject, keyArgs, extra] of cases) {
     it(`reads what the schema library reads: ${name}`, () => {

@@ -22,13 +22,36 @@ describe('a leaf from the lean builder', () => {
     const leafKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     const spki = issuedKeyOf(leafKey).spki;
     const serial = randomSerial();
-    const names = gatherNames({ commonName: 'www.example.com', altNames: ['api.example.com', 'ops@example.com'], ipSans: ['10.1.2.3', '2001:db8::1'], uriSans: ['spiffe://example.com/x'], otherSans: [], excludeCnFromSans: false });
+    const names = gatherNames({
+      commonName: 'www.example.com',
+      altNames: ['api.example.com', 'ops@example.com'],
+      ipSans: ['10.1.2.3', '2001:db8::1'],
+      uriSans: ['spiffe://example.com/x'],
+      otherSans: [],
+      excludeCnFromSans: false,
+    });
     const notBefore = Date.UTC(2026, 0, 1);
     const der = await buildCertificate(
       {
-        serial, issuer: caName, subject: encodeName({ commonName: 'www.example.com', country: ['NZ'] }), notBefore, notAfter: notBefore + 86_400_000, spki,
-        extensions: leafExtensions({ spki, keyType: 'ec', issuerKeyId: keyIdentifier(ca.spki), altNames: altNamesOf(names), emptySubject: false, keyUsage: ['DigitalSignature', 'KeyAgreement'],
-          extKeyUsage: ['ServerAuth'], extKeyUsageOids: ['1.3.6.1.5.5.7.3.17'], policyIdentifiers: ['2.23.140.1.2.1'], basicConstraintsValidForNonCa: false, urls: { ...DEFAULT_URLS, crlDistributionPoints: ['http://crl.example.com/crl'] } }),
+        serial,
+        issuer: caName,
+        subject: encodeName({ commonName: 'www.example.com', country: ['NZ'] }),
+        notBefore,
+        notAfter: notBefore + 86_400_000,
+        spki,
+        extensions: leafExtensions({
+          spki,
+          keyType: 'ec',
+          issuerKeyId: keyIdentifier(ca.spki),
+          altNames: altNamesOf(names),
+          emptySubject: false,
+          keyUsage: ['DigitalSignature', 'KeyAgreement'],
+          extKeyUsage: ['ServerAuth'],
+          extKeyUsageOids: ['1.3.6.1.5.5.7.3.17'],
+          policyIdentifiers: ['2.23.140.1.2.1'],
+          basicConstraintsValidForNonCa: false,
+          urls: { ...DEFAULT_URLS, crlDistributionPoints: ['http://crl.example.com/crl'] },
+        }),
       },
       ca,
       signatureAlgorithm(ca),

@@ -42,12 +42,29 @@ const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 
 describe('the lean CSR reader', () => {
   const cases: [string, string, string[], string[]][] = [
-    ['EC P-256, SANs of every kind', '/CN=www.example.com/O=Example/O=Second Org/OU=Ops/C=NZ/L=Wellington/ST=WGN/street=1 Main St/postalCode=6011/serialNumber=42', EC,
-      ['-addext', 'subjectAltName=DNS:a.example.com,DNS:*.b.example.com,email:ops@example.com,IP:10.1.2.3,IP:2001:db8:0:0:0:0:0:1,IP:::ffff:1.2.3.4,URI:spiffe://example.com/x']],
+    [
+      'EC P-256, SANs of every kind',
+      '/CN=www.example.com/O=Example/O=Second Org/OU=Ops/C=NZ/L=Wellington/ST=WGN/street=1 Main St/postalCode=6011/serialNumber=42',
+      EC,
+      [
+        '-addext',
+        'subjectAltName=DNS:a.example.com,DNS:*.b.example.com,email:ops@example.com,IP:10.1.2.3,IP:2001:db8:0:0:0:0:0:1,IP:::ffff:1.2.3.4,URI:spiffe://example.com/x',
+      ],
+    ],
     ['RSA-2048, UTF-8 subject', '/CN=Ünïcode名前/O=Exämple', ['-newkey', 'rsa:2048', '-utf8'], []],
     ['Ed25519, CA basic constraints', '/CN=ca.example.com', ['-newkey', 'ed25519'], ['-addext', 'basicConstraints=critical,CA:TRUE']],
-    ['EC P-384, CA:FALSE', '/CN=leaf.example.com', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384'], ['-addext', 'basicConstraints=CA:FALSE']],
-    ['EC P-521, empty subject', '/', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-521'], ['-addext', 'subjectAltName=DNS:only.example.com']],
+    [
+      'EC P-384, CA:FALSE',
+      '/CN=leaf.example.com',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384'],
+      ['-addext', 'basicConstraints=CA:FALSE'],
+    ],
+    [
+      'EC P-521, empty subject',
+      '/',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-521'],
+      ['-addext', 'subjectAltName=DNS:only.example.com'],
+    ],
   ];
   for (const [name, subject, keyArgs, extra] of cases) {
     it(`reads what the schema library reads: ${name}`, () => {
@@ -62,7 +79,10 @@ describe('the lean CSR reader', () => {
       expect(lean.subject.streetAddress ?? []).toEqual(ref.values['2.5.4.9'] ?? []);
       expect(lean.subject.postalCode ?? []).toEqual(ref.values['2.5.4.17'] ?? []);
       expect(lean.subject.serialNumber).toBe(ref.values['2.5.4.5']?.[0]);
-      expect({ ...lean.sans, ip: lean.sans.ip.map((ip) => ip.toLowerCase()) }).toEqual({ ...ref.sans, ip: ref.sans.ip.map((ip) => ip.toLowerCase()) });
+      expect({ ...lean.sans, ip: lean.sans.ip.map((ip) => ip.toLowerCase()) }).toEqual({
+        ...ref.sans,
+        ip: ref.sans.ip.map((ip) => ip.toLowerCase()),
+      });
       expect(lean.isCa).toBe(extra.join(' ').includes('CA:TRUE'));
       // The whole parse: signature checked, key imported, canonical SPKI equal to OpenSSL's.
       const parsed = parseCsr(d);
@@ -80,7 +100,13 @@ describe('the lean CSR reader', () => {
   });
   it('answers garbage, truncation and trailing bytes with a BadRequest, never another error', () => {
     const good = der(makeCsr('/CN=x.example.com', EC, ['-addext', 'subjectAltName=DNS:x.example.com']));
-    const inputs: Buffer[] = [Buffer.alloc(0), Buffer.from([0x30]), Buffer.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff]), Buffer.concat([good, Buffer.from([0])]), Buffer.from('not der at all')];
+    const inputs: Buffer[] = [
+      Buffer.alloc(0),
+      Buffer.from([0x30]),
+      Buffer.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff]),
+      Buffer.concat([good, Buffer.from([0])]),
+      Buffer.from('not der at all'),
+    ];
     for (let cut = 1; cut < good.length; cut += 7) inputs.push(good.subarray(0, cut));
     // Every single-byte corruption of the structure (tags and lengths included).
     for (let i = 0; i < good.length; i += 3) {

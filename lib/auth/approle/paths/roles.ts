@@ -65,7 +65,8 @@ export const rolePaths = [
     pattern: 'role/:role_name',
     fields: roleFields,
     help: 'An approle role: what its secret ids allow and which tokens its logins get.',
-    exists: async ({ params, part, deps }) => (await approleStore({ part, deps }).role(checkRoleName(params.role_name ?? ''))) !== undefined,
+    exists: async ({ params, part, deps }) =>
+      (await approleStore({ part, deps }).role(checkRoleName(params.role_name ?? ''))) !== undefined,
     operations: {
       read: async (req) => {
         const item = await approleStore(req).role(checkRoleName(req.data.role_name));
@@ -104,4 +105,3 @@ export const rolePaths = [
     },
   }),
 ];
-

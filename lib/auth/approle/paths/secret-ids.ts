@@ -23,10 +23,10 @@ const roleName = f.pathParam({ description: 'the role name' });
 const issueFields = {
   role_name: roleName,
   metadata: f.any({ description: 'a JSON object of strings (as a string), kept with the secret id and copied into the token metadata' }),
-  cidr_list: f.list({ description: 'CIDR blocks logins with this secret id may come from (within the role\'s secret_id_bound_cidrs)' }),
-  token_bound_cidrs: f.list({ description: 'CIDR blocks the tokens may be used from (within the role\'s token_bound_cidrs)' }),
-  ttl: f.duration({ description: 'lifetime of the secret id (at most the role\'s secret_id_ttl)' }),
-  num_uses: f.int({ min: 0, description: 'uses of the secret id (at most the role\'s secret_id_num_uses)' }),
+  cidr_list: f.list({ description: "CIDR blocks logins with this secret id may come from (within the role's secret_id_bound_cidrs)" }),
+  token_bound_cidrs: f.list({ description: "CIDR blocks the tokens may be used from (within the role's token_bound_cidrs)" }),
+  ttl: f.duration({ description: "lifetime of the secret id (at most the role's secret_id_ttl)" }),
+  num_uses: f.int({ min: 0, description: "uses of the secret id (at most the role's secret_id_num_uses)" }),
 };
 
 async function issue(req: Req<typeof issueFields>, secretId: string | undefined): Promise<Result> {
@@ -49,7 +49,7 @@ async function issue(req: Req<typeof issueFields>, secretId: string | undefined)
 }
 
 const bySecretId = { role_name: roleName, secret_id: f.string({ description: 'the secret id' }) };
-const byAccessor = { role_name: roleName, secret_id_accessor: f.string({ description: 'the secret id\'s accessor' }) };
+const byAccessor = { role_name: roleName, secret_id_accessor: f.string({ description: "the secret id's accessor" }) };
 
 const need = (v: string | undefined, field: string): string => {
   if (!v) throw new BadRequest(`missing ${field}`);

@@ -26,10 +26,19 @@ export const configPaths = [
       },
       write: async (req) => {
         const given = UNSUPPORTED_CONFIG_FIELDS.filter((k) => (req.data as Record<string, unknown>)[k] !== undefined);
-        if (given.length) throw new BadRequest(`not supported, refused rather than stored and ignored: ${given.join(', ')} (this service makes no IAM or EC2 call of its own)`);
+        if (given.length)
+          throw new BadRequest(
+            `not supported, refused rather than stored and ignored: ${given.join(', ')} (this service makes no IAM or EC2 call of its own)`,
+          );
         const store = new AwsAuthStore(req.part);
         const d = req.data;
-        await store.putConfig(applyClientConfig(await store.config(), { stsEndpoint: d.sts_endpoint, stsRegion: d.sts_region, iamServerIdHeaderValue: d.iam_server_id_header_value }));
+        await store.putConfig(
+          applyClientConfig(await store.config(), {
+            stsEndpoint: d.sts_endpoint,
+            stsRegion: d.sts_region,
+            iamServerIdHeaderValue: d.iam_server_id_header_value,
+          }),
+        );
       },
       delete: async (req) => {
         await new AwsAuthStore(req.part).deleteConfig();

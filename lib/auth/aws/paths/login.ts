@@ -15,19 +15,22 @@ export function loginPaths(mount: AuthMount) {
     definePath({
       pattern: 'login',
       fields: {
-        role: f.string({ default: '', description: 'the role; the caller\'s IAM user or role name when empty' }),
+        role: f.string({ default: '', description: "the role; the caller's IAM user or role name when empty" }),
         iam_http_request_method: f.string({ default: '', description: 'POST' }),
-        iam_request_url: f.string({ default: '', description: 'base64 of the signed request\'s URL (https://sts.amazonaws.com/)' }),
+        iam_request_url: f.string({ default: '', description: "base64 of the signed request's URL (https://sts.amazonaws.com/)" }),
         iam_request_body: f.string({ default: '', description: 'base64 of Action=GetCallerIdentity&Version=2011-06-15' }),
-        iam_request_headers: f.any({ description: 'the signed request\'s headers: base64 JSON of names to a value or a list of values' }),
+        iam_request_headers: f.any({ description: "the signed request's headers: base64 JSON of names to a value or a list of values" }),
         ...Object.fromEntries(EC2_FIELDS.map((k) => [k, f.any({ description: 'ec2 login: not supported' })])),
       },
       unauthenticated: ['write'],
-      help: 'Log in with a signed sts:GetCallerIdentity request; it is verified by this mount\'s own STS endpoint.',
+      help: "Log in with a signed sts:GetCallerIdentity request; it is verified by this mount's own STS endpoint.",
       operations: {
         write: async (req) => {
           const d = req.data;
-          if (EC2_FIELDS.some((k) => (d as Record<string, unknown>)[k] !== undefined)) throw new BadRequest('ec2 logins (pkcs7, identity, signature) are not supported: log in with a signed GetCallerIdentity request');
+          if (EC2_FIELDS.some((k) => (d as Record<string, unknown>)[k] !== undefined))
+            throw new BadRequest(
+              'ec2 logins (pkcs7, identity, signature) are not supported: log in with a signed GetCallerIdentity request',
+            );
           const store = new AwsAuthStore(req.part);
           const config = (await store.config()) ?? DEFAULT_CLIENT_CONFIG;
           try {

@@ -6,7 +6,9 @@ import { mergeTokenSettings, tokenFields, tokenSettingsData } from '../../token-
 import { applyRoleInput, roleName, roleView, UNSUPPORTED_ROLE_FIELDS } from '../role';
 import { AwsAuthStore } from '../store';
 
-const refused = Object.fromEntries(UNSUPPORTED_ROLE_FIELDS.map((k) => [k, f.any({ description: 'EC2 authentication only: refused when set' })]));
+const refused = Object.fromEntries(
+  UNSUPPORTED_ROLE_FIELDS.map((k) => [k, f.any({ description: 'EC2 authentication only: refused when set' })]),
+);
 
 const roleFields = {
   role: f.pathParam({ description: 'the role name (lower-cased)' }),
@@ -46,7 +48,10 @@ export const rolePaths = [
       write: async (req) => {
         const d = req.data;
         const given = UNSUPPORTED_ROLE_FIELDS.filter((k) => (d as Record<string, unknown>)[k] !== undefined);
-        if (given.length) throw new BadRequest(`not supported, refused rather than stored and ignored: ${given.join(', ')} (only iam roles bound by bound_iam_principal_arn)`);
+        if (given.length)
+          throw new BadRequest(
+            `not supported, refused rather than stored and ignored: ${given.join(', ')} (only iam roles bound by bound_iam_principal_arn)`,
+          );
         const store = new AwsAuthStore(req.part);
         const name = roleName(d.role);
         const current = await store.role(name);
@@ -56,7 +61,11 @@ export const rolePaths = [
           token_max_ttl: d.token_max_ttl ?? d.max_ttl,
           token_period: d.token_period ?? d.period,
         });
-        const role = applyRoleInput(current, { authType: d.auth_type, boundIamPrincipalArn: d.bound_iam_principal_arn, resolveAwsUniqueIds: d.resolve_aws_unique_ids }, settings);
+        const role = applyRoleInput(
+          current,
+          { authType: d.auth_type, boundIamPrincipalArn: d.bound_iam_principal_arn, resolveAwsUniqueIds: d.resolve_aws_unique_ids },
+          settings,
+        );
         await store.putRole(name, role);
       },
       read: async (req) => {

@@ -12,7 +12,9 @@ const notSupported = 'not supported (the browser OIDC flow and provider specific
 export const configFields = {
   jwks_url: f.string({ description: 'JWKS URL whose keys verify the tokens (one key source only)' }),
   jwks_ca_pem: f.string({ description: 'PEM CA certificate(s) trusted for jwks_url instead of the system roots' }),
-  oidc_discovery_url: f.string({ description: 'OIDC issuer URL; its /.well-known/openid-configuration names the JWKS (one key source only)' }),
+  oidc_discovery_url: f.string({
+    description: 'OIDC issuer URL; its /.well-known/openid-configuration names the JWKS (one key source only)',
+  }),
   oidc_discovery_ca_pem: f.string({ description: 'PEM CA certificate(s) trusted for oidc_discovery_url' }),
   jwt_validation_pubkeys: f.list({ description: 'PEM public keys (or certificates) that verify the tokens (one key source only)' }),
   jwt_supported_algs: f.list({ description: 'accepted signing algorithms (default RS256): RS*, PS*, ES*, EdDSA' }),
@@ -37,7 +39,15 @@ function isSet(v: unknown): boolean {
   return true;
 }
 
-const UNSUPPORTED = ['oidc_client_id', 'oidc_client_secret', 'oidc_response_mode', 'oidc_response_types', 'jwks_pairs', 'provider_config', 'unsupported_critical_cert_extensions'] as const;
+const UNSUPPORTED = [
+  'oidc_client_id',
+  'oidc_client_secret',
+  'oidc_response_mode',
+  'oidc_response_types',
+  'jwks_pairs',
+  'provider_config',
+  'unsupported_critical_cert_extensions',
+] as const;
 
 function refuseUnsupported(d: ConfigData): void {
   const refused: string[] = UNSUPPORTED.filter((k) => isSet(d[k]));

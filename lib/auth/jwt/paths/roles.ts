@@ -63,7 +63,9 @@ export const rolePaths = [
       },
       write: async (req) => {
         const d = req.data;
-        const refused = OIDC_ONLY.filter((k) => d[k] !== undefined && d[k] !== false && d[k] !== 0 && !(Array.isArray(d[k]) && !d[k].length));
+        const refused = OIDC_ONLY.filter(
+          (k) => d[k] !== undefined && d[k] !== false && d[k] !== 0 && !(Array.isArray(d[k]) && !d[k].length),
+        );
         if (refused.length) throw new BadRequest(`not supported (no oidc roles), refused rather than ignored: ${refused.join(', ')}`);
         const name = checkRoleName(d.name);
         const store = new JwtStore(req.part);
