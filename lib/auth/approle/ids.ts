@@ -3,6 +3,7 @@
  * ids, secret ids, accessors), secret id metadata as the reference accepts it, role names, and
  * the subset rule between a secret id's CIDR blocks and its role's.
  */
+import { authRoleName } from '../role-name';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { InvalidInput } from '../../domain-errors';
@@ -16,20 +17,14 @@ export function randomId(): string {
 
 /** The reference's limit on anything it HMACs (role names, role ids, secret ids). */
 export const MAX_ID_LENGTH = 4096;
-const MAX_NAME_LENGTH = 256;
 
 /**
  * Role names: the reference's `\w(([\w-.]+)?\w)?`, lower case only. The reference folds names to
  * lower case; here another spelling is refused instead, so that a policy on `role/prod` cannot be
  * read past as `role/PROD`.
  */
-export function checkRoleName(name: string): string {
-  if (name.length > MAX_NAME_LENGTH) throw new InvalidInput(`role name is longer than ${MAX_NAME_LENGTH} characters`);
-  if (/[A-Z]/.test(name))
-    throw new InvalidInput('role names are lower case: the reference stores them lower-cased, so ask for the lower-case name');
-  if (!/^\w([\w.-]*\w)?$/.test(name)) throw new InvalidInput('invalid role name: letters, digits, "_", "-" and "." (not at either end)');
-  return name;
-}
+/** A role name in a path: the auth methods' one rule (lib/auth/role-name.ts). */
+export const checkRoleName = authRoleName;
 
 /** A role id or secret id a caller chose: non-blank, at most the reference's HMAC input limit. */
 export function checkChosenId(value: string, field: string): string {

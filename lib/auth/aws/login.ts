@@ -7,7 +7,8 @@ import { InvalidInput } from '../../domain-errors';
 import type { LoginGrant } from '../login';
 import { bindingMatches, canonicalArn, parseIamArn } from './arn';
 import { checkLoginRequest, type LoginRequestInput } from './login-request';
-import { roleName, type AwsRole } from './role';
+import { loginRoleName } from '../role-name';
+import type { AwsRole } from './role';
 import type { AwsAuthStore, ClientConfig } from './store';
 import { callerIdentity } from './sts-call';
 
@@ -17,7 +18,7 @@ export interface IamLoginInput extends LoginRequestInput {
 }
 
 async function loadRole(store: AwsAuthStore, raw: string): Promise<{ name: string; role: AwsRole }> {
-  const name = roleName(raw);
+  const name = loginRoleName(raw);
   const role = await store.role(name);
   if (!role) throw new InvalidInput(`entry for role ${name} not found`);
   return { name, role };

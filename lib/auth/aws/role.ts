@@ -3,6 +3,7 @@
  * get. EC2 authentication and unique-id resolution need IAM and EC2 calls this service does not
  * make, so their settings are refused rather than stored and ignored.
  */
+import { authRoleName } from '../role-name';
 import { randomUUID } from 'node:crypto';
 import { InvalidInput } from '../../domain-errors';
 import type { TokenSettings } from '../token-fields';
@@ -40,11 +41,8 @@ export const UNSUPPORTED_ROLE_FIELDS = [
 ] as const;
 
 /** Role names as the reference keeps them: lower-cased; IAM's own name characters. */
-export function roleName(raw: string): string {
-  const name = raw.trim().toLowerCase();
-  if (!/^[a-z0-9+=,.@_-]{1,128}$/.test(name)) throw new InvalidInput('role names are 1 to 128 of a-z, 0-9 and + = , . @ _ -');
-  return name;
-}
+/** A role name in a path: the auth methods' one rule (lib/auth/role-name.ts). */
+export const roleName = authRoleName;
 
 /** The role after a write: the given fields over the current role (or a new one). */
 export function applyRoleInput(current: AwsRole | undefined, input: RoleInput, settings: TokenSettings): AwsRole {

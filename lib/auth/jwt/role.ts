@@ -3,6 +3,7 @@
  * names the user, which claims become metadata, the time leeways, and the token settings.
  * Built from a write over the current role (only given fields change), as the reference does.
  */
+import { authRoleName } from '../role-name';
 import { InvalidInput } from '../../domain-errors';
 import { parseDuration } from '../../duration';
 import { echo } from '../../echo';
@@ -41,16 +42,11 @@ export interface RoleInput {
   notBeforeLeeway?: unknown;
 }
 
-const NAME = /^\w(?:[\w.-]{0,126}\w)?$/;
 const RESERVED_METADATA = ['role'];
 
 /** Role names as the reference takes them: lower-cased, letters, digits, '_', '-', '.'. */
-export function checkRoleName(raw: string): string {
-  const name = raw.toLowerCase();
-  if (!NAME.test(name))
-    throw new InvalidInput(`invalid role name${echo(raw)}: use letters, digits, '_', '-' and '.', at most 128 characters`);
-  return name;
-}
+/** A role name in a path: the auth methods' one rule (lib/auth/role-name.ts). */
+export const checkRoleName = authRoleName;
 
 /** A signed duration in seconds ("-1" disables a leeway, "0" takes the default). */
 export function signedDuration(v: unknown, field: string): number {

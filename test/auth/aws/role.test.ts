@@ -1,3 +1,4 @@
+import { loginRoleName } from '../../../lib/auth/role-name';
 import { describe, expect, it } from 'vitest';
 import { applyRoleInput, roleName, roleView } from '../../../lib/auth/aws/role';
 import { NO_TOKEN_SETTINGS } from '../../../lib/auth/token-fields';
@@ -25,8 +26,10 @@ describe('applyRoleInput', () => {
 });
 
 describe('roleName', () => {
-  it("lower-cases, and takes IAM's name characters only", () => {
-    expect(roleName('App.Server@Prod')).toBe('app.server@prod');
+  it("refuses upper case in a path name, folds it in a login body, and takes IAM's name characters only", () => {
+    expect(roleName('app.server@prod')).toBe('app.server@prod');
+    expect(() => roleName('App.Server@Prod')).toThrow(/lower case/);
+    expect(loginRoleName('App.Server@Prod')).toBe('app.server@prod');
     for (const bad of ['', 'a/b', 'a b', 'x'.repeat(129)]) expect(() => roleName(bad), bad).toThrow();
   });
 });

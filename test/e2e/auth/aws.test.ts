@@ -106,7 +106,7 @@ describe('config/client', () => {
 describe('roles', () => {
   it('reads a role back with its role id, bindings and token fields; an update keeps the role id', async () => {
     expect(
-      (await root('POST', 'role/Reader', { bound_iam_principal_arn: 'arn:aws:iam::123456789012:user/bob', policies: 'dev', ttl: '5m' }))
+      (await root('POST', 'role/reader', { bound_iam_principal_arn: 'arn:aws:iam::123456789012:user/bob', policies: 'dev', ttl: '5m' }))
         .status,
     ).toBe(204);
     const first = (await root('GET', 'role/reader')).json!.data;

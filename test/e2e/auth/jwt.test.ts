@@ -141,8 +141,11 @@ describe('roles', () => {
     });
   });
 
-  it('lists, updates only the given fields, lower-cases names, deletes', async () => {
-    expect((await root('POST', 'jwt/role/Temp', { user_claim: 'sub', bound_subject: 'x' })).status).toBe(204);
+  it('lists, updates only the given fields, refuses upper-case names (a policy on role/temp must hold), deletes', async () => {
+    const upper = await root('POST', 'jwt/role/Temp', { user_claim: 'sub', bound_subject: 'x' });
+    expect(upper.status).toBe(400);
+    expect(upper.json!.errors[0]).toMatch(/role names are lower case/);
+    expect((await root('POST', 'jwt/role/temp', { user_claim: 'sub', bound_subject: 'x' })).status).toBe(204);
     expect((await root('POST', 'jwt/role/temp', { token_ttl: 60 })).status).toBe(204);
     expect((await root('GET', 'jwt/role/temp')).json!.data).toMatchObject({ bound_subject: 'x', user_claim: 'sub', token_ttl: 60 });
     expect((await root('LIST', 'jwt/role')).json!.data.keys).toEqual(['deploy', 'temp']);

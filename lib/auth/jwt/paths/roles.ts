@@ -54,10 +54,10 @@ export const rolePaths = [
     pattern: 'role/:name',
     fields: roleFields,
     help: 'A role: the claims a token must carry to log in, the claims that become metadata, and the token settings.',
-    exists: async ({ params, part }) => (await new JwtStore(part).role((params.name ?? '').toLowerCase())) !== undefined,
+    exists: async ({ params, part }) => (await new JwtStore(part).role(checkRoleName(params.name ?? ''))) !== undefined,
     operations: {
       read: async (req) => {
-        const role = await new JwtStore(req.part).role(req.data.name.toLowerCase());
+        const role = await new JwtStore(req.part).role(checkRoleName(req.data.name));
         if (!role) throw new NotFound();
         return { data: { ...roleView(role), ...tokenSettingsData(role.token) } };
       },
@@ -97,7 +97,7 @@ export const rolePaths = [
         await store.putRole(name, role);
       },
       delete: async (req) => {
-        await new JwtStore(req.part).deleteRole(req.data.name.toLowerCase());
+        await new JwtStore(req.part).deleteRole(checkRoleName(req.data.name));
       },
     },
   }),
