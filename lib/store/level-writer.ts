@@ -30,20 +30,9 @@ type Op = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buff
 
 /** Most plans written in one batch (a bound on the batch's memory, not a limit on callers). */
 const MAX_GROUP = 512;
-/** Batches handed to LevelDB and not yet settled. */
-const MAX_IN_FLIGHT = 2;
-
-interface Batch {
-  writes: Map<string, Op>;
-  /** Settles (never rejects) once the batch's writes are answered. */
-  done: Promise<void>;
-  failed: boolean;
-  error?: unknown;
-}
 
 export class GroupWriter {
   private readonly queue: Waiting[] = [];
-  private readonly inFlight: Batch[] = [];
   private pumping: Promise<void> | undefined;
   /** Batches written and plans they carried, for the benchmarks. */
   readonly stats = { batches: 0, plans: 0 };
@@ -63,75 +52,42 @@ export class GroupWriter {
 
   /** Resolves when every write queued so far has settled. */
   async drain(): Promise<void> {
-    while (this.pumping || this.inFlight.length) await Promise.all([this.pumping, ...this.inFlight.map((b) => b.done)]);
+    while (this.pumping) await this.pumping;
   }
 
   private async pump(): Promise<void> {
     try {
-      while (this.queue.length) {
-        if (this.inFlight.length >= MAX_IN_FLIGHT) await this.inFlight[0]!.done;
-        else this.startGroup(this.queue.splice(0, MAX_GROUP));
-      }
+      while (this.queue.length) await this.writeGroup(this.queue.splice(0, MAX_GROUP));
     } finally {
       // Reached synchronously after the last emptiness check: no write can be left waiting.
       this.pumping = undefined;
     }
   }
 
-  /**
-   * Plans a group against the store and the batches in flight, and hands its batch to LevelDB:
-   * at once when it shares no key with a batch in flight (their order does not matter then),
-   * else after those (LevelDB would not keep the order of two batches written concurrently).
-   */
-  private startGroup(group: Waiting[]): void {
-    const writes = new Map<string, Op>();
-    const reads = new Set<string>();
-    const outcomes = group.map((w) => this.plan(w.plan, writes, reads));
-    const after = this.inFlight.filter((b) => [...b.writes.keys()].some((id) => writes.has(id) || reads.has(id)));
-    const batch: Batch = { writes, failed: false, done: Promise.resolve() };
-    batch.done = (async () => {
-      try {
-        for (const b of after) {
-          await b.done;
-          if (b.failed) throw b.error;
-        }
-        if (writes.size) await this.db.batch([...writes.values()], { sync: this.sync });
-        this.stats.batches++;
-        this.stats.plans += group.length;
-      } catch (e) {
-        batch.failed = true;
-        batch.error = e;
-      }
-      this.inFlight.splice(this.inFlight.indexOf(batch), 1);
-      group.forEach((w, i) => {
-        const o = outcomes[i]!;
-        if (batch.failed) w.reject(batch.error);
-        else if (o.ok) w.resolve(o.value);
-        else w.reject(o.error);
-      });
-    })();
-    this.inFlight.push(batch);
-  }
-
-  /** The newest write of `id` in a batch in flight. */
-  private inFlightWrite(id: string): Op | undefined {
-    for (let i = this.inFlight.length - 1; i >= 0; i--) {
-      const op = this.inFlight[i]!.writes.get(id);
-      if (op) return op;
+  private async writeGroup(group: Waiting[]): Promise<void> {
+    const staged = new Map<string, Op>();
+    const outcomes = group.map((w) => this.plan(w.plan, staged));
+    try {
+      if (staged.size) await this.db.batch([...staged.values()], { sync: this.sync });
+      this.stats.batches++;
+      this.stats.plans += group.length;
+    } catch (e) {
+      for (const w of group) w.reject(e);
+      return;
     }
-    return undefined;
+    group.forEach((w, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) w.resolve(o.value);
+      else w.reject(o.error);
+    });
   }
 
-  /**
-   * Runs one plan against the store, the batches in flight and this group's `writes`; on
-   * success adds its own writes to `writes`. Every key it reads goes into `reads`.
-   */
-  private plan(plan: Plan<unknown>, writes: Map<string, Op>, reads: Set<string>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  /** Runs one plan against the store and `staged`; on success adds its own writes to `staged`. */
+  private plan(plan: Plan<unknown>, staged: Map<string, Op>): { ok: true; value: unknown } | { ok: false; error: unknown } {
     const mine = new Map<string, Op>();
     const read = (key: Buffer): Buffer | undefined => {
       const id = key.toString('latin1');
-      reads.add(id);
-      const op = mine.get(id) ?? writes.get(id) ?? this.inFlightWrite(id);
+      const op = mine.get(id) ?? staged.get(id);
       if (op) return op.type === 'put' ? op.value : undefined;
       return this.db.getSync(key);
     };
@@ -142,7 +98,7 @@ export class GroupWriter {
     };
     try {
       const value = plan(view);
-      for (const [id, op] of mine) writes.set(id, op);
+      for (const [id, op] of mine) staged.set(id, op);
       return { ok: true, value };
     } catch (error) {
       return { ok: false, error };
