@@ -36,7 +36,7 @@ export type StoreEngine = 'level' | 'level-nosync' | 'dynalite';
 
 const ENGINE_NAMES: Record<StoreEngine, string> = {
   level: 'embedded store (LevelDB in process, fsync per group commit)',
-  'level-nosync': 'embedded store without fsync (not what runs: the cost of the sync)',
+  'level-nosync': 'embedded store without fsync (LOCAL_STORE_SYNC=false)',
   dynalite: 'dynalite (persistent, LevelDB, over HTTP, SDK client)',
 };
 
