@@ -85,12 +85,6 @@ export class LevelStore implements Store {
     return this.writer.run((w) => w.put(K.metaKey(name), Buffer.from(value)));
   }
 
-  /** Whether any item is stored (meta records aside). */
-  async isEmpty(): Promise<boolean> {
-    const keys = await this.db.keys({ ...K.prefixRange(Buffer.from([K.HEAD])), limit: 1 }).all();
-    return keys.length === 0;
-  }
-
   /** Writes raw records as they are (migration): versions, counters and index entries kept. */
   async importRecords(records: { partition: string; key: string; record: K.ItemRecord }[]): Promise<void> {
     return this.writer.run((w) => {
