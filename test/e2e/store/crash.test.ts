@@ -15,10 +15,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkLevelStore } from '../../lib/store/level-check';
-import { LevelStore } from '../../lib/store/level-store';
+import { checkLevelStore } from '../../../lib/store/level-check';
+import { LevelStore } from '../../../lib/store/level-store';
 
-const ROOT_DIR = resolve(import.meta.dirname, '../..');
+const ROOT_DIR = resolve(import.meta.dirname, '../../..');
 const KV_WRITERS = 8;
 const HOT_WRITERS = 4;
 const PKI_WRITERS = 2;
