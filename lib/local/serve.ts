@@ -1,10 +1,14 @@
 /**
- * Serves a fetch handler on loopback for the local service and tests: a node HTTP server on an
- * internal port behind a TCP front that accepts the LIST method (list-method.ts).
+ * Serves a fetch handler on loopback for the local service and tests: a TCP server whose
+ * connections reach a node HTTP server through a rewriting stream that accepts the LIST method
+ * (list-method.ts). The rewriting is in process: each accepted socket is wrapped in a duplex
+ * that feeds the HTTP parser the rewritten bytes and writes answers straight to the socket
+ * (node's HTTP server takes any duplex as a connection), with no second socket in between.
  */
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
-import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { ListMethodRewriter } from './list-method';
 
 export interface Served {
@@ -19,28 +23,13 @@ type FetchHandler = (request: Request) => Response | Promise<Response>;
 export async function serve(fetch: FetchHandler, options: { port?: number; host?: string } = {}): Promise<Served> {
   const host = options.host ?? '127.0.0.1';
   const http = createAdaptorServer({ fetch }) as Server;
-  await new Promise<void>((ok, fail) => {
-    http.once('error', fail);
-    http.listen(0, '127.0.0.1', () => ok());
-  });
-  const inner = (http.address() as AddressInfo).port;
   const sockets = new Set<Socket>();
   const front = createTcpServer((client) => {
-    const upstream = connect(inner, '127.0.0.1');
-    // No Nagle on the relay: a request with a body would otherwise wait for a delayed ACK (~40 ms).
+    // No Nagle: an answer written in parts would otherwise wait for a delayed ACK (~40 ms).
     client.setNoDelay(true);
-    upstream.setNoDelay(true);
-    sockets.add(client).add(upstream);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    client.pipe(new ListMethodRewriter()).pipe(upstream);
-    upstream.pipe(client);
+    sockets.add(client);
+    client.once('close', () => sockets.delete(client));
+    http.emit('connection', rewritingConnection(client));
   });
   await new Promise<void>((ok, fail) => {
     front.once('error', fail);
@@ -55,7 +44,59 @@ export async function serve(fetch: FetchHandler, options: { port?: number; host?
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => front.close(() => r()));
       http.closeAllConnections();
-      await new Promise<void>((r) => http.close(() => r()));
     },
   };
+}
+
+/**
+ * The connection the HTTP server sees: reads are the client's bytes with LIST rewritten, writes
+ * go to the client socket; the socket's addresses (the audit log's remote address) and its
+ * timeout and keep-alive settings are the client's.
+ */
+function rewritingConnection(client: Socket): Duplex {
+  const rewriter = new ListMethodRewriter();
+  const conn = new Duplex({
+    read() {
+      rewriter.resume();
+    },
+    write(chunk: Buffer, _enc, done) {
+      if (client.destroyed) return done(new Error('the client socket is closed'));
+      client.write(chunk, done);
+    },
+    final(done) {
+      client.end();
+      done();
+    },
+    destroy(err, done) {
+      client.destroy();
+      rewriter.destroy();
+      done(err);
+    },
+  });
+  rewriter.on('data', (d: Buffer) => {
+    if (!conn.push(d)) rewriter.pause();
+  });
+  rewriter.on('end', () => conn.push(null));
+  rewriter.on('error', (e) => conn.destroy(e));
+  client.on('error', (e) => conn.destroy(e));
+  client.on('close', () => conn.destroy());
+  client.pipe(rewriter);
+  const socketLike = conn as Duplex & Record<string, unknown>;
+  for (const name of ['remoteAddress', 'remotePort', 'remoteFamily', 'localAddress', 'localPort'] as const) {
+    Object.defineProperty(socketLike, name, { get: () => client[name] });
+  }
+  socketLike.setTimeout = (ms: number, cb?: () => void) => {
+    client.setTimeout(ms, cb);
+    return conn;
+  };
+  socketLike.setNoDelay = (on?: boolean) => {
+    client.setNoDelay(on);
+    return conn;
+  };
+  socketLike.setKeepAlive = (on?: boolean, delay?: number) => {
+    client.setKeepAlive(on, delay);
+    return conn;
+  };
+  client.on('timeout', () => conn.emit('timeout'));
+  return conn;
 }
