@@ -17,11 +17,13 @@
  *
  * Target: audit on within 15% of audit off (ratio >= 0.85).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { caller, median } from './_http';
+import { rateFor } from './_rate';
+import { startLocalServer, stopChild } from './_servers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -37,41 +39,18 @@ interface Server {
   child: ChildProcess;
 }
 
-function startServer(mode: Mode, nodeArgs: string[] = []): Promise<Server> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    SWEEP_INTERVAL_MS: '3600000',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  };
+async function startServer(mode: Mode, nodeArgs: string[] = []): Promise<Server> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
   if (mode === 'off') env.AUDIT_DEVICES = 'none';
   else if (process.env.BENCH_AUDIT_DEVICES) env.AUDIT_DEVICES = process.env.BENCH_AUDIT_DEVICES;
   else delete env.AUDIT_DEVICES;
   delete env.AUDIT_LOG_RAW;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), 'level'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      const { url, token } = JSON.parse(buf.slice(0, nl)) as { url: string; token: string };
-      child.stdout.removeAllListeners('data');
-      child.stdout.resume();
-      resolve({ mode, url, token, child });
-    });
-    child.once('exit', () => reject(new Error(`the audit-${mode} server exited`)));
-  });
+  const { info, child } = await startLocalServer('level', { name: `audit-${mode} server`, env, nodeArgs });
+  return { mode, ...info, child };
 }
 
 function stopServer(s: Server): Promise<void> {
-  return new Promise((resolve) => {
-    s.child.once('exit', () => resolve());
-    s.child.kill('SIGTERM');
-  });
+  return stopChild(s.child);
 }
 
 /** CPU time so far (user + system) in ms, from /proc (clock ticks of 10 ms): the process's, or one thread's. */
@@ -101,21 +80,6 @@ async function measure(s: Server, seconds: number, one: () => Promise<unknown>):
     n++;
   });
   return { rate, cpuUs: ((cpuMs(pid) - before) * 1000) / n, mainUs: ((cpuMs(pid, pid) - mainBefore) * 1000) / n };
-}
-
-async function rateFor(seconds: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
-  let n = 0;
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        await one();
-        n++;
-      }
-    }),
-  );
-  return n / ((performance.now() - started) / 1000);
 }
 
 interface Load {

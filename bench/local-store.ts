@@ -20,12 +20,14 @@
  *       (BENCH_PROFILE_LOAD=issueStored|sshSign|kvPut profiles that load instead;
  *       BENCH_ROUNDS=0 profiles only).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { caller, median, send } from './_http';
+import { rateFor } from './_rate';
+import { startCfssl, startLocalServer, stopChild } from './_servers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -41,59 +43,17 @@ interface Server {
   lines: string[];
 }
 
-function startServer(store: StoreKind, nodeArgs: string[] = []): Promise<Server> {
-  const kind = store === 'dynalite' ? 'dynalite' : 'level';
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, '_local-server.ts'), kind], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      SWEEP_INTERVAL_MS: '3600000',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      LOCAL_STORE_SYNC: store === 'level-nosync' ? 'false' : 'true',
-    },
+async function startServer(store: StoreKind, nodeArgs: string[] = []): Promise<Server> {
+  const { info, child, lines } = await startLocalServer(store === 'dynalite' ? 'dynalite' : 'level', {
+    name: `${store} server`,
+    env: { ...process.env, LOCAL_STORE_SYNC: store === 'level-nosync' ? 'false' : 'true' },
+    nodeArgs,
   });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    let server: Server | undefined;
-    child.stdout.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const lines = buf.split('\n');
-      buf = lines.pop()!;
-      for (const line of lines) {
-        if (server) server.lines.push(line);
-        else {
-          const { url, token } = JSON.parse(line) as { url: string; token: string };
-          server = { url, token, child, lines: [] };
-          resolve(server);
-        }
-      }
-    });
-    child.once('exit', () => reject(new Error(`the ${store} server exited`)));
-  });
+  return { ...info, child, lines };
 }
 
 function stopServer(s: Server): Promise<void> {
-  return new Promise((resolve) => {
-    s.child.once('exit', () => resolve());
-    s.child.kill('SIGTERM');
-  });
-}
-
-/** Requests per second of `concurrency` loops calling `one` for `seconds`. */
-async function rateFor(seconds: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
-  let n = 0;
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        await one();
-        n++;
-      }
-    }),
-  );
-  return n / ((performance.now() - started) / 1000);
+  return stopChild(s.child);
 }
 
 interface Load {
@@ -127,73 +87,6 @@ async function prepare(s: Server, userKey: string, label: string): Promise<Load>
       if (r.status !== 200) throw new Error(`kv PUT answered ${r.status}`);
     },
   };
-}
-
-/** cfssl serve on one core with a fresh EC CA; undefined when golang-cfssl is not installed. */
-async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
-  try {
-    execFileSync('cfssl', ['version'], { stdio: 'ignore' });
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-new',
-        '-nodes',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-keyout',
-        join(dir, 'ca-key.pem'),
-        '-out',
-        join(dir, 'ca.pem'),
-        '-subj',
-        '/CN=cfssl bench CA',
-        '-days',
-        '30',
-      ],
-      { stdio: 'ignore' },
-    );
-  } catch {
-    return undefined;
-  }
-  const port = 20_000 + Math.floor(Math.random() * 2000);
-  const child = spawn(
-    'cfssl',
-    [
-      'serve',
-      '-address',
-      '127.0.0.1',
-      '-port',
-      String(port),
-      '-ca',
-      join(dir, 'ca.pem'),
-      '-ca-key',
-      join(dir, 'ca-key.pem'),
-      '-loglevel',
-      '5',
-    ],
-    { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } },
-  );
-  const newcert = caller(
-    `http://127.0.0.1:${port}/api/v1/cfssl/newcert`,
-    'POST',
-    {},
-    { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } },
-  );
-  for (let i = 0; ; i++) {
-    try {
-      await newcert();
-      return { newcert, stop: () => child.kill() };
-    } catch (e) {
-      if (i > 100) {
-        child.kill();
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 type Metric = keyof Load;

@@ -9,7 +9,7 @@
  * by the same keep-alive node:http client (bench/_http.ts).
  *   npx tsx bench/pki.ts          (BENCH_ROUNDS=7 by default)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createECDH, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,7 @@ import type { Role } from '../lib/pki/role';
 import { mountPartition } from '../lib/mount-partition';
 import { caller, median, send } from './_http';
 import { rate } from './_rate';
+import { startCfssl, startScript } from './_servers';
 
 const csrPem = execFileSync(
   'openssl',
@@ -59,74 +60,6 @@ function cryptoLimitEcdh(n: number): number {
   return n / ((performance.now() - started) / 1000);
 }
 
-/** cfssl serve on one core with a fresh EC CA; undefined when golang-cfssl is not installed. */
-async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-new',
-        '-nodes',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-keyout',
-        join(dir, 'ca-key.pem'),
-        '-out',
-        join(dir, 'ca.pem'),
-        '-subj',
-        '/CN=cfssl bench CA',
-        '-days',
-        '30',
-      ],
-      { stdio: 'ignore' },
-    );
-    execFileSync('cfssl', ['version'], { stdio: 'ignore' });
-  } catch {
-    return undefined;
-  }
-  const port = 18_000 + Math.floor(Math.random() * 2000);
-  const child: ChildProcess = spawn(
-    'cfssl',
-    [
-      'serve',
-      '-address',
-      '127.0.0.1',
-      '-port',
-      String(port),
-      '-ca',
-      join(dir, 'ca.pem'),
-      '-ca-key',
-      join(dir, 'ca-key.pem'),
-      '-loglevel',
-      '5',
-    ],
-    { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } },
-  );
-  const newcert = caller(
-    `http://127.0.0.1:${port}/api/v1/cfssl/newcert`,
-    'POST',
-    {},
-    { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } },
-  );
-  for (let i = 0; ; i++) {
-    try {
-      await newcert();
-      break;
-    } catch (e) {
-      if (i > 100) {
-        child.kill();
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return { newcert, stop: () => child.kill() };
-}
-
 interface ServerInfo {
   front: string;
   direct: string;
@@ -135,18 +68,10 @@ interface ServerInfo {
 
 /** Starts bench/_pki-server.ts in its own process and waits for its addresses. */
 async function startServer(): Promise<{ info: ServerInfo; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '_pki-server.ts')], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+  const { info, child } = await startScript<ServerInfo>('_pki-server.ts', [], {
+    name: 'bench server',
     env: { ...process.env, LOG_LEVEL: 'silent' },
-  });
-  const info = await new Promise<ServerInfo>((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const line = buf.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line) as ServerInfo);
-    });
-    child.once('exit', () => reject(new Error('the bench server exited')));
+    stderr: 'ignore',
   });
   return { info, stop: () => child.kill('SIGTERM') };
 }

@@ -16,6 +16,7 @@ import { setLogLevel } from '../lib/log';
 import { buildRole } from '../lib/ssh/role';
 import { signKey } from '../lib/ssh/sign';
 import { publicBlob } from '../lib/ssh/ssh-key';
+import { rateFor } from './_rate';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = 5;
@@ -29,21 +30,6 @@ function loop(one: () => void, seconds = 1): number {
     for (let i = 0; i < 10; i++) one();
     n += 10;
   }
-  return n / ((performance.now() - started) / 1000);
-}
-
-async function rate(seconds: number, concurrency: number, one: () => Promise<void>): Promise<number> {
-  let n = 0;
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        await one();
-        n++;
-      }
-    }),
-  );
   return n / ((performance.now() - started) / 1000);
 }
 
@@ -112,8 +98,8 @@ async function overHttp(url: string, token: string, caBody: Record<string, unkno
     if (r.status !== 200) throw new Error(`sign answered ${r.status}: ${await r.text()}`);
     await r.arrayBuffer();
   };
-  await rate(1, 4, one); // warm up
-  return { sequential: await rate(SECONDS, 1, one), concurrent: await rate(SECONDS, 8, one) };
+  await rateFor(1, 4, one); // warm up
+  return { sequential: await rateFor(SECONDS, 1, one), concurrent: await rateFor(SECONDS, 8, one) };
 }
 
 export async function run(): Promise<Record<string, number>> {
