@@ -9,66 +9,22 @@
  * at its last acknowledged sequence or later (a write in flight at the kill may have landed),
  * every acknowledged certificate.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkLevelStore } from '../../../lib/store/level-check';
 import { LevelStore } from '../../../lib/store/level-store';
+import { freePort, killChild as kill, killLocalChildren, startLocalChild } from '../../helpers/local-child';
 
-const ROOT_DIR = resolve(import.meta.dirname, '../../..');
 const KV_WRITERS = 8;
 const HOT_WRITERS = 4;
 const PKI_WRITERS = 2;
-const running: ChildProcess[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
+const start = (dataDir: string, port: number, sync: boolean) =>
+  startLocalChild({ dataDir, port, env: { LOCAL_STORE_SYNC: String(sync), LOCAL_STORE: undefined } });
 
-async function start(dataDir: string, port: number, sync: boolean): Promise<ChildProcess> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    LOG_LEVEL: 'silent',
-    SWEEP_INTERVAL_MS: '3600000',
-    LOCAL_STORE_SYNC: String(sync),
-  };
-  delete env.LOCAL_STORE;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local.ts'], { cwd: ROOT_DIR, env, stdio: 'ignore' });
-  running.push(child);
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/v1/sys/health`)).status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`the local service exited with ${child.exitCode}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the local service did not start');
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((res) => {
-    if (child.exitCode !== null || child.signalCode !== null) return res();
-    child.once('exit', () => res());
-    child.kill('SIGKILL');
-  });
-}
-
-afterAll(async () => {
-  await Promise.all(running.map(kill));
-});
+afterAll(killLocalChildren);
 
 const valueOf = (round: number, w: number, i: number) => {
   const head = `r${round} w${w} i${i} `;

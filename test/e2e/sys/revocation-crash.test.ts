@@ -5,63 +5,23 @@
  * retrying the same call (or the sweeper) finishes the job: every child dead, every lease gone,
  * every certificate on the revoked list.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, killChild as kill, killLocalChildren, startLocalChild } from '../../helpers/local-child';
 
-const ROOT_DIR = resolve(import.meta.dirname, '../../..');
 const CHILDREN = 300;
-const running: ChildProcess[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
-
-async function start(dataDir: string, port: number, sweepMs = 3_600_000): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local.ts'], {
-    cwd: ROOT_DIR,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      LOG_LEVEL: process.env.CRASH_LOG ?? 'silent',
-      SWEEP_INTERVAL_MS: String(sweepMs),
-      AUTH_CACHE_MS: '0',
-    },
+const start = (dataDir: string, port: number, sweepMs = 3_600_000) =>
+  startLocalChild({
+    dataDir,
+    port,
+    env: { LOG_LEVEL: process.env.CRASH_LOG ?? 'silent', SWEEP_INTERVAL_MS: String(sweepMs), AUTH_CACHE_MS: '0' },
     stdio: process.env.CRASH_LOG ? 'inherit' : 'ignore',
   });
-  running.push(child);
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/v1/sys/health`)).status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the local service did not start');
-}
 
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((res) => {
-    if (child.exitCode !== null || child.signalCode !== null) return res();
-    child.once('exit', () => res());
-    child.kill('SIGKILL');
-  });
-}
-
-afterAll(async () => {
-  await Promise.all(running.map(kill));
-});
+afterAll(killLocalChildren);
 
 type Api = (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; json: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
