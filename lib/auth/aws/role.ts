@@ -9,13 +9,13 @@ import { InvalidInput } from '../../domain-errors';
 import type { TokenSettings } from '../token-fields';
 import { checkBinding } from './arn';
 
-export interface AwsRole {
+export type AwsRole = {
   authType: 'iam';
   /** the reference's role_id: a UUID made at creation, recorded in the tokens' metadata */
   roleId: string;
   boundIamPrincipalArns: string[];
   settings: TokenSettings;
-}
+};
 
 export interface RoleInput {
   authType?: string | undefined;

@@ -3,6 +3,7 @@ import { NotFound } from '../../../errors';
 import { f } from '../../../http/fields';
 import type { FieldValues } from '../../../http/fields';
 import { definePath, type ReqContext } from '../../../http/path';
+import { roleListPath } from '../../role-list';
 import { mergeTokenSettings, tokenFields } from '../../token-fields';
 import { checkRoleName } from '../ids';
 import { applyRoleInput, roleData } from '../role';
@@ -49,18 +50,7 @@ export async function writeRole(req: ReqContext, d: RoleWrite, mustExist: boolea
 }
 
 export const rolePaths = [
-  definePath({
-    pattern: 'role',
-    fields: {},
-    help: 'List the roles.',
-    operations: {
-      list: async (req) => {
-        const keys = await approleStore(req).roleNames();
-        if (!keys.length) throw new NotFound();
-        return { data: { keys } };
-      },
-    },
-  }),
+  roleListPath('role', (req) => approleStore(req).roleNames()),
   definePath({
     pattern: 'role/:role_name',
     fields: roleFields,

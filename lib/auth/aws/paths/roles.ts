@@ -1,7 +1,8 @@
 /** auth/aws/role/<role> (write, read, delete) and the role list (role, roles). */
 import { BadRequest, NotFound } from '../../../errors';
 import { f } from '../../../http/fields';
-import { definePath, type Req, type Result } from '../../../http/path';
+import { definePath } from '../../../http/path';
+import { roleListPath } from '../../role-list';
 import { mergeTokenSettings, tokenFields, tokenSettingsData } from '../../token-fields';
 import { applyRoleInput, roleName, roleView, UNSUPPORTED_ROLE_FIELDS } from '../role';
 import { AwsAuthStore } from '../store';
@@ -22,13 +23,7 @@ const roleFields = {
   ...refused,
 };
 
-async function listRoles(req: Req): Promise<Result> {
-  const keys = await new AwsAuthStore(req.part).roleNames();
-  if (!keys.length) throw new NotFound();
-  return { data: { keys } };
-}
-
-const list = definePath({ pattern: 'roles', fields: {}, help: 'List the roles.', operations: { list: listRoles, read: listRoles } });
+const list = roleListPath('roles', (req) => new AwsAuthStore(req.part).roleNames(), { alsoRead: true });
 
 export const rolePaths = [
   list,

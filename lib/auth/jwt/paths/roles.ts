@@ -2,6 +2,7 @@
 import { BadRequest, NotFound } from '../../../errors';
 import { f } from '../../../http/fields';
 import { definePath } from '../../../http/path';
+import { roleListPath } from '../../role-list';
 import { tokenFields, tokenSettingsData } from '../../token-fields';
 import { JwtStore } from '../jwt-store';
 import { buildRole, checkRoleName, roleView } from '../role';
@@ -37,19 +38,8 @@ export const roleFields = {
 const OIDC_ONLY = ['oidc_scopes', 'allowed_redirect_uris', 'verbose_oidc_logging', 'max_age'] as const;
 
 export const rolePaths = [
-  definePath({
-    pattern: 'role',
-    fields: {},
-    help: 'List the roles.',
-    // GET answers the list too: python3-hvac lists with `?list=True`, which the HTTP layer reads as a plain GET.
-    operations: {
-      list: async (req) => {
-        const keys = await new JwtStore(req.part).roleNames();
-        if (!keys.length) throw new NotFound();
-        return { data: { keys } };
-      },
-    },
-  }),
+  // GET answers the list too: python3-hvac lists with `?list=True`, which the HTTP layer reads as a plain GET.
+  roleListPath('role', (req) => new JwtStore(req.part).roleNames()),
   definePath({
     pattern: 'role/:name',
     fields: roleFields,
