@@ -123,9 +123,11 @@ async function serve(c: Context, route: CatalogRoute, parts: Parts, state: Catal
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();
-  scope.audit.response = reply.raw
-    ? { status: reply.status ?? 200, raw: { body: reply.raw.bytes, contentType: reply.raw.contentType } }
-    : { status: reply.status ?? 200, ...(reply.json !== undefined ? { data: reply.json } : {}) };
+  if (scope.auditing) {
+    scope.audit.response = reply.raw
+      ? { status: reply.status ?? 200, raw: { body: reply.raw.bytes, contentType: reply.raw.contentType } }
+      : { status: reply.status ?? 200, ...(reply.json !== undefined ? { data: reply.json } : {}) };
+  }
   return replyResponse(reply, scope.pretty, headersOf(parts, state, scope.id));
 }
 

@@ -7,6 +7,7 @@ import type { Context, Hono } from 'hono';
 import { BODY_LIMIT } from '../config';
 import type { AuditResponse } from '../audit/auditor';
 import type { Deps } from '../deps';
+import type { Principal } from '../types';
 import { MethodNotAllowed, NotFound } from '../errors';
 import { engineToken, type AccessOp } from './auth';
 import { envelope, errorResponse, jsonResponse } from './envelope';
@@ -91,23 +92,26 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   const part = deps.store.partition(partitionName(set.mount));
   const token = engineToken(req.headers);
   if (token) audit.clientToken = token;
-  const accessAs = await accessOp(op, spec, { params, mount: set.mount, part, deps });
-  audit.operation = accessAs;
-  const principal = spec.unauthenticated?.includes(op)
-    ? undefined
-    : await deps.authorizer.authorize({
-        token,
-        path: accessPath(full, op),
-        op: accessAs,
-        sudo: spec.sudo?.includes(op) ?? false,
-        data: input,
-        ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
-      });
-  if (principal) audit.principal = principal;
+  let principal: Principal | undefined;
+  if (!spec.unauthenticated?.includes(op)) {
+    // A write is create or update by the path's existence check, as policies (and the audit record) name it.
+    const accessAs = await accessOp(op, spec, { params, mount: set.mount, part, deps });
+    audit.operation = accessAs;
+    principal = await deps.authorizer.authorize({
+      token,
+      path: accessPath(full, op),
+      op: accessAs,
+      sudo: spec.sudo?.includes(op) ?? false,
+      data: input,
+      ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
+    });
+    audit.principal = principal;
+  }
   if (badInput) throw badInput;
   // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
   const { data, ignored } = validateFields(spec.fields, input, params, op === 'write' && !body);
   const warning = ignoredWarning(ignored);
+
   // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
   const wrap: WrapContext = {
     headers: req.headers,
@@ -140,7 +144,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
         ...body,
       })) ?? {},
   );
-  scope.audit.response = auditResponse(result, set.mount);
+  if (scope.auditing) scope.audit.response = auditResponse(result, set.mount);
   return respond(result, scope.id, scope.pretty, warning);
 }
 

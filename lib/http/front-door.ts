@@ -8,7 +8,7 @@
 import { Hono, type Context, type Handler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { AuditRequest, AuditResponse, Auditor } from '../audit/auditor';
-import { HttpError, httpErrorOf, NotFound } from '../errors';
+import { HttpError, httpErrorOf } from '../errors';
 import { logError, logInfo } from '../log';
 import { decodedPath, hasPretty } from './request-path';
 
@@ -19,6 +19,10 @@ export interface RequestScope {
   pretty: boolean;
   /** The caller's address: the socket's locally, API Gateway's sourceIp under Lambda. */
   remoteAddress?: string;
+  /** The decoded path after `/v1/` (decoded once, request-path.ts); undefined when it cannot be decoded. */
+  path?: string;
+  /** Whether an audit device records this request: surfaces skip audit-only work when not. */
+  auditing: boolean;
   /** Fields of the request's log line; a surface adds its own (mount, path pattern). */
   log: Record<string, unknown>;
   /** The request's audit records: the surface fills in what it learns, the front door writes them. */
@@ -74,13 +78,16 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
     const url = new URL(c.req.url);
     const id = randomUUID();
     const remoteAddress = remoteAddressOf(c);
+    const path = pathAfterV1(url);
     const scope: RequestScope = {
       id,
       url,
       pretty: hasPretty(url),
       ...(remoteAddress ? { remoteAddress } : {}),
+      ...(path !== undefined ? { path } : {}),
+      auditing: auditor?.enabled === true,
       log: { request_id: id, function: name, method: c.req.method },
-      audit: newTrail(c, id, url, remoteAddress, auditor),
+      audit: newTrail(c, id, path ?? url.pathname.slice(0, 512), remoteAddress, auditor),
     };
     c.set('scope', scope);
     await next();
@@ -122,13 +129,16 @@ async function headOf(res: Response): Promise<Response> {
 
 const OPERATIONS: Record<string, string> = { GET: 'read', HEAD: 'read', LIST: 'list', POST: 'update', PUT: 'update', DELETE: 'delete' };
 
-function newTrail(c: Context, id: string, url: URL, remoteAddress: string | undefined, auditor: Auditor | undefined): AuditTrail {
-  let path: string;
+/** The decoded path without its `/v1/` prefix, or undefined when it cannot be decoded (a 400 at routing). */
+function pathAfterV1(url: URL): string | undefined {
   try {
-    path = decodedPath(url).replace(/^\/v1\//, '');
+    return decodedPath(url).replace(/^\/v1\//, '');
   } catch {
-    path = url.pathname.slice(0, 512);
+    return undefined;
   }
+}
+
+function newTrail(c: Context, id: string, path: string, remoteAddress: string | undefined, auditor: Auditor | undefined): AuditTrail {
   const userAgent = c.req.header('user-agent');
   const trail: AuditTrail = {
     request: {
@@ -202,9 +212,7 @@ export function paramsOf(c: Context): Record<string, string> {
   return c.req.param() as Record<string, string>;
 }
 
-/** The matched request's path after `/v1/`, decoded. */
+/** The matched request's path after `/v1/`, decoded (a matched request always decodes). */
 export function fullPath(scope: RequestScope): string {
-  return decodedPath(scope.url).slice(4);
+  return scope.path ?? '';
 }
-
-export { NotFound };

@@ -1,6 +1,6 @@
 /** sign/<role> (sign a submitted SSH public key) and issue/<role> (generate a key pair and sign it), under a ca role. */
 import { BadRequest } from '../../errors';
-import { f } from '../../http/fields';
+import { f, type FieldValues } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
 import { requireRole } from '../../http/role-required';
 import type { CaSigner } from '../certificate';
@@ -62,6 +62,18 @@ async function answer(req: NamedReq, op: 'sign' | 'issue', signed: Signed, extra
   };
 }
 
+/** The certificate fields sign and issue share, wire to domain. */
+function certRequest(d: FieldValues<typeof certFields>) {
+  return {
+    ttl: d.ttl,
+    validPrincipals: d.valid_principals,
+    certType: d.cert_type,
+    keyId: d.key_id,
+    criticalOptions: d.critical_options,
+    extensions: d.extensions,
+  };
+}
+
 export const signPaths = [
   definePath({
     pattern: 'sign/:name',
@@ -71,15 +83,7 @@ export const signPaths = [
       write: async (req) => {
         const { role, ca, ctx } = await signing(req);
         const d = req.data;
-        const input = {
-          publicKey: d.public_key,
-          ttl: d.ttl,
-          validPrincipals: d.valid_principals,
-          certType: d.cert_type,
-          keyId: d.key_id,
-          criticalOptions: d.critical_options,
-          extensions: d.extensions,
-        };
+        const input = { ...certRequest(d), publicKey: d.public_key };
         return answer(req, 'sign', signKey(role, ca, input, ctx));
       },
     },
@@ -96,16 +100,7 @@ export const signPaths = [
       write: async (req) => {
         const { role, ca, ctx } = await signing(req);
         const d = req.data;
-        const input = {
-          keyType: d.key_type,
-          keyBits: d.key_bits,
-          ttl: d.ttl,
-          validPrincipals: d.valid_principals,
-          certType: d.cert_type,
-          keyId: d.key_id,
-          criticalOptions: d.critical_options,
-          extensions: d.extensions,
-        };
+        const input = { ...certRequest(d), keyType: d.key_type, keyBits: d.key_bits };
         const issued = await issueKey(role, ca, input, ctx);
         return answer(req, 'issue', issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
       },
