@@ -53,34 +53,14 @@ export class AuditUnavailable extends HttpError {
   }
 }
 
-/** Where rendered records go: in this thread, or a worker thread (worker-sink.ts). */
-export interface RecordSink {
-  write(
-    kind: 'request' | 'response',
-    req: AuditRequest,
-    res: AuditResponse | undefined,
-    error: string | undefined,
-    time: string,
-  ): void | Promise<void>;
-}
-
 export class Auditor {
-  private sinkOf?: Promise<RecordSink>;
+  private writerOf?: Promise<RecordWriter>;
 
-  /**
-   * `sinkFactory` builds the sink once the HMAC key is known: by default the records are
-   * rendered and written in this thread (RecordWriter).
-   */
   constructor(
     readonly devices: readonly AuditDevice[],
     readonly hasher: AuditHasher,
     private readonly now: () => number = Date.now,
-    sinkFactory?: (key: Buffer) => RecordSink,
-  ) {
-    this.sinkFactory = sinkFactory ?? ((key) => new RecordWriter(devices, key));
-  }
-
-  private readonly sinkFactory: (key: Buffer) => RecordSink;
+  ) {}
 
   get enabled(): boolean {
     return this.devices.length > 0;
@@ -106,19 +86,20 @@ export class Auditor {
     error: string | undefined,
   ): Promise<void> {
     if (!this.devices.length) return;
-    const sink = await this.sink();
-    await sink.write(kind, req, res, error, new Date(this.now()).toISOString());
+    const writer = await this.writer();
+    writer.write(kind, req, res, error, new Date(this.now()).toISOString());
   }
 
-  private sink(): Promise<RecordSink> {
-    this.sinkOf ??= this.hasher.ensureKey().then(
-      (key) => this.sinkFactory(key),
+  /** The writer, made once the HMAC key is known (no key: the record cannot be written, fail closed). */
+  private writer(): Promise<RecordWriter> {
+    this.writerOf ??= this.hasher.ensureKey().then(
+      (key) => new RecordWriter(this.devices, key),
       (e: unknown) => {
         throw new AuditUnavailable(e);
       },
     );
-    this.sinkOf.catch(() => (this.sinkOf = undefined));
-    return this.sinkOf;
+    this.writerOf.catch(() => (this.writerOf = undefined));
+    return this.writerOf;
   }
 }
 
@@ -128,7 +109,7 @@ export class Auditor {
  * rendered once per request and mode: the response record repeats the request record's (a
  * request is not changed once recorded).
  */
-export class RecordWriter implements RecordSink {
+export class RecordWriter {
   private readonly heads = new Map<string, { raw?: string; hashed?: string }>();
   private readonly hash: (s: string) => string;
 
