@@ -105,6 +105,8 @@ export interface Environment {
   functionName: string;
   /** Audit devices (AUDIT_DEVICES): `stdout`, `file:<path>`, comma-separated; `none` for none. Default `stdout`. */
   audit: AuditSettings;
+  /** The ports ACME validation connects to (ACME_HTTP_PORT, default 80; ACME_TLS_PORT, default 443), as Pebble's. */
+  acme?: { httpPort: number; tlsPort: number };
 }
 
 export type AuditDeviceSetting = { type: 'stdout' } | { type: 'file'; path: string };
@@ -129,6 +131,14 @@ export function parseAuditDevices(spec: string): AuditDeviceSetting[] {
   return out;
 }
 
+function portSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${name} must be a port number (1-65535), not ${JSON.stringify(v)}`);
+  return n;
+}
+
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
   const level = env.LOG_LEVEL === 'silent' || env.LOG_LEVEL === 'debug' ? env.LOG_LEVEL : 'info';
   return {
@@ -141,5 +151,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     logLevel: level,
     functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'local',
     audit: { devices: parseAuditDevices(env.AUDIT_DEVICES ?? 'stdout'), logRaw: env.AUDIT_LOG_RAW === 'true' },
+    acme: { httpPort: portSetting(env, 'ACME_HTTP_PORT', 80), tlsPort: portSetting(env, 'ACME_TLS_PORT', 443) },
   };
 }

@@ -1,4 +1,4 @@
-/** Mount configuration records: config/urls, config/crl, config/auto-tidy (stored by pki-store.ts). */
+/** Mount configuration records: config/urls, config/crl, config/auto-tidy, config/cluster, config/acme (stored by pki-store.ts). */
 
 export type UrlsConfig = {
   issuingCertificates: string[];
@@ -22,8 +22,28 @@ export type AutoTidyConfig = {
   lastRun?: number;
 };
 
+/** config/cluster: the mount's external URL (`path`, e.g. https://<api>/v1/pki), which ACME's URLs start with. */
+export type ClusterConfig = { path: string; aiaPath: string };
+
+export type EabPolicy = 'not-required' | 'new-account-required' | 'always-required';
+
+/** config/acme, as the reference server's. */
+export type AcmeConfig = {
+  enabled: boolean;
+  allowedIssuers: string[];
+  allowedRoles: string[];
+  allowRoleExtKeyUsage: boolean;
+  /** `sign-verbatim`, `role:<name>` or `forbid`. */
+  defaultDirectoryPolicy: string;
+  eabPolicy: EabPolicy;
+  /** `ip` or `ip:port` (`[v6]:port`); empty: the system resolver. */
+  dnsResolver: string;
+  /** Seconds; certificates issued through ACME live at most this long. */
+  maxTtl: number;
+};
+
 /** Each record by its name (`config/<name>`). Types, not interfaces: the store takes them as JSON. */
-export type ConfigRecords = { urls: UrlsConfig; crl: CrlConfig; 'auto-tidy': AutoTidyConfig };
+export type ConfigRecords = { urls: UrlsConfig; crl: CrlConfig; 'auto-tidy': AutoTidyConfig; cluster: ClusterConfig; acme: AcmeConfig };
 export type ConfigName = keyof ConfigRecords;
 
 export const DEFAULT_URLS: UrlsConfig = { issuingCertificates: [], crlDistributionPoints: [], ocspServers: [] };
@@ -35,4 +55,21 @@ export const DEFAULT_AUTO_TIDY: AutoTidyConfig = {
   tidyRevokedCerts: false,
   safetyBuffer: 72 * 3600,
 };
-export const CONFIG_DEFAULTS: ConfigRecords = { urls: DEFAULT_URLS, crl: DEFAULT_CRL, 'auto-tidy': DEFAULT_AUTO_TIDY };
+export const DEFAULT_CLUSTER: ClusterConfig = { path: '', aiaPath: '' };
+export const DEFAULT_ACME: AcmeConfig = {
+  enabled: false,
+  allowedIssuers: ['*'],
+  allowedRoles: ['*'],
+  allowRoleExtKeyUsage: false,
+  defaultDirectoryPolicy: 'sign-verbatim',
+  eabPolicy: 'not-required',
+  dnsResolver: '',
+  maxTtl: 90 * 24 * 3600,
+};
+export const CONFIG_DEFAULTS: ConfigRecords = {
+  urls: DEFAULT_URLS,
+  crl: DEFAULT_CRL,
+  'auto-tidy': DEFAULT_AUTO_TIDY,
+  cluster: DEFAULT_CLUSTER,
+  acme: DEFAULT_ACME,
+};

@@ -3,6 +3,8 @@ import type { EngineModule } from '../engine-module';
 import type { Deps } from '../deps';
 import { NotFoundError } from '../domain-errors';
 import type { LeaseRecord } from '../sys/leases';
+import { acmePaths } from './paths/acme';
+import { acmeAdminPaths } from './paths/acme-admin';
 import { adminPaths } from './paths/admin';
 import { caAdminPaths } from './paths/ca-admin';
 import { issuePaths } from './paths/issue';
@@ -14,7 +16,7 @@ import { mountPartition } from '../mount-partition';
 
 export const pkiEngine: EngineModule = {
   type: 'pki',
-  paths: () => [...readPaths, ...caAdminPaths, ...rolePaths, ...issuePaths, ...adminPaths],
+  paths: () => [...readPaths, ...caAdminPaths, ...rolePaths, ...issuePaths, ...adminPaths, ...acmeAdminPaths, ...acmePaths],
   revoker: (deps: Deps) => async (lease: LeaseRecord) => {
     const serial = (lease.revoke as { serial?: unknown } | null)?.serial;
     if (typeof serial !== 'string') return;

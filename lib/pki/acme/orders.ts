@@ -1,0 +1,197 @@
+/**
+ * Orders, authorizations and challenges (RFC 8555 sections 7.4, 7.5, 8): newOrder makes one
+ * authorization per identifier; answering a challenge validates it before the response leaves
+ * (nothing is left running when a function instance ends), moving the authorization
+ * pending -> processing -> valid | invalid.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Versioned } from './acme-store';
+import { json, type AcmeAnswer } from './answer';
+import { challengeTypesOf, checkIdentifiersAllowed, parseIdentifiers } from './identifiers';
+import { thumbprint } from './jws';
+import { authzObject, authzStatus, authzUrl, challengeObject, orderObject, orderStatus, orderUrl } from './objects';
+import { AcmeProblem, malformed, unauthorized } from './problem';
+import type { AccountRecord, AuthzRecord, ChallengeType, OrderRecord } from './records';
+import type { AcmeScope } from './scope';
+import { validateChallenge, type ValidationSettings } from './validate';
+
+/** How long a new order and its authorizations may wait for validation and finalization. */
+const ORDER_LIFETIME_MS = 24 * 3600_000;
+/** A challenge left `processing` by an instance that ended is validated again after this. */
+const STALE_PROCESSING_MS = 60_000;
+/** Validation attempts per challenge answer, and the pause between them. */
+const ATTEMPTS = 2;
+const RETRY_MS = 1000;
+
+export function validationSettings(scope: AcmeScope): ValidationSettings {
+  const ports = scope.deps.env.acme;
+  return {
+    ...(scope.config.dnsResolver ? { resolver: scope.config.dnsResolver } : {}),
+    httpPort: ports?.httpPort ?? 80,
+    tlsPort: ports?.tlsPort ?? 443,
+  };
+}
+
+export async function newOrder(
+  scope: AcmeScope,
+  account: AccountRecord,
+  payload: Record<string, unknown> | undefined,
+): Promise<AcmeAnswer> {
+  if (!payload) throw malformed('newOrder needs a payload');
+  if (payload.notBefore !== undefined) throw malformed('notBefore is not supported: certificates start when they are issued');
+  let notAfter: string | undefined;
+  if (payload.notAfter !== undefined) {
+    if (typeof payload.notAfter !== 'string' || Number.isNaN(Date.parse(payload.notAfter)))
+      throw malformed('notAfter must be an RFC 3339 time');
+    const ms = Date.parse(payload.notAfter);
+    if (ms <= scope.deps.now() || ms > scope.deps.now() + scope.config.maxTtl * 1000)
+      throw malformed(`notAfter must be in the future and within max_ttl (${scope.config.maxTtl}s)`);
+    notAfter = payload.notAfter;
+  }
+  const identifiers = parseIdentifiers(payload.identifiers);
+  checkIdentifiersAllowed(scope.policy, identifiers);
+  const now = scope.deps.now();
+  const expires = now + ORDER_LIFETIME_MS;
+  const orderId = randomUUID();
+  const authzs: AuthzRecord[] = identifiers.map((id) => {
+    const wildcard = id.type === 'dns' && id.value.startsWith('*.');
+    return {
+      id: randomUUID(),
+      account: account.id,
+      order: orderId,
+      identifier: wildcard ? { type: 'dns', value: id.value.slice(2) } : id,
+      wildcard,
+      status: 'pending',
+      expires,
+      challenges: challengeTypesOf(id).map((type) => ({ type, token: randomBytes(32).toString('base64url'), status: 'pending' })),
+    };
+  });
+  const order: OrderRecord = {
+    id: orderId,
+    account: account.id,
+    directory: scope.directory,
+    status: 'pending',
+    identifiers,
+    authorizations: authzs.map((a) => a.id),
+    expires,
+    ...(notAfter ? { notAfter } : {}),
+    createdAt: now,
+  };
+  await scope.store.createOrder(order, authzs);
+  return json(orderObject(scope, order, 'pending'), { status: 201, location: orderUrl(scope, orderId) });
+}
+
+/** The order, owned by the account, with its authorizations. */
+export async function loadOrder(
+  scope: AcmeScope,
+  account: AccountRecord,
+  id: string,
+): Promise<{ order: Versioned<OrderRecord>; authzs: AuthzRecord[]; status: OrderRecord['status'] }> {
+  const order = await scope.store.order(id);
+  if (!order || order.value.directory !== scope.directory) throw new AcmeProblem('malformed', 'no such order', { status: 404 });
+  if (order.value.account !== account.id) throw unauthorized('the order belongs to another account');
+  const authzs = (await Promise.all(order.value.authorizations.map((a) => scope.store.authz(a)))).flatMap((a) => (a ? [a.value] : []));
+  return { order, authzs, status: orderStatus(order.value, authzs, scope.deps.now()) };
+}
+
+export async function getOrder(scope: AcmeScope, account: AccountRecord, id: string): Promise<AcmeAnswer> {
+  const { order, status } = await loadOrder(scope, account, id);
+  return json(orderObject(scope, order.value, status));
+}
+
+async function loadAuthz(scope: AcmeScope, account: AccountRecord, id: string): Promise<Versioned<AuthzRecord>> {
+  const a = await scope.store.authz(id);
+  if (!a) throw new AcmeProblem('malformed', 'no such authorization', { status: 404 });
+  if (a.value.account !== account.id) throw unauthorized('the authorization belongs to another account');
+  return a;
+}
+
+/** POST-as-GET reads it; `{"status": "deactivated"}` deactivates it (RFC 8555 section 7.5.2). */
+export async function authorization(
+  scope: AcmeScope,
+  account: AccountRecord,
+  id: string,
+  payload: Record<string, unknown> | undefined,
+): Promise<AcmeAnswer> {
+  const a = await loadAuthz(scope, account, id);
+  if (payload) {
+    if (payload.status !== 'deactivated') throw malformed('an authorization can only be deactivated (status "deactivated")');
+    if (a.value.status !== 'pending' && a.value.status !== 'valid') throw malformed(`the authorization is ${a.value.status}`);
+    const next: AuthzRecord = { ...a.value, status: 'deactivated' };
+    await scope.store.putAuthz(next, a.version);
+    return json(authzObject(scope, next, scope.deps.now()));
+  }
+  return json(authzObject(scope, a.value, scope.deps.now()));
+}
+
+const CHALLENGE_TYPES: readonly string[] = ['http-01', 'dns-01', 'tls-alpn-01'];
+
+/**
+ * A challenge: POST-as-GET reads it; an (empty) JSON object asks the server to validate it,
+ * which happens here, before the answer.
+ */
+export async function challenge(
+  scope: AcmeScope,
+  account: AccountRecord,
+  authzId: string,
+  type: string,
+  payload: Record<string, unknown> | undefined,
+): Promise<AcmeAnswer> {
+  if (!CHALLENGE_TYPES.includes(type)) throw new AcmeProblem('malformed', 'no such challenge', { status: 404 });
+  let a = await loadAuthz(scope, account, authzId);
+  const up = [`<${authzUrl(scope, authzId)}>;rel="up"`];
+  const find = (r: AuthzRecord) => r.challenges.find((c) => c.type === type);
+  const c = find(a.value);
+  if (!c) throw new AcmeProblem('malformed', 'no such challenge', { status: 404 });
+  const now = scope.deps.now();
+  const startable =
+    payload !== undefined &&
+    authzStatus(a.value, now) === 'pending' &&
+    (c.status === 'pending' || (c.status === 'processing' && now - (c.started ?? 0) > STALE_PROCESSING_MS));
+  if (!startable) return json(challengeObject(scope, a.value, c), { links: up });
+
+  // Claim the validation (one request validates; a concurrent answer sees it processing).
+  const claimed: AuthzRecord = {
+    ...a.value,
+    challenges: a.value.challenges.map((x) => (x.type === type ? { ...x, status: 'processing', started: now } : x)),
+  };
+  try {
+    await scope.store.putAuthz(claimed, a.version);
+  } catch {
+    const again = await loadAuthz(scope, account, authzId);
+    return json(challengeObject(scope, again.value, find(again.value)!), { links: up });
+  }
+  a = { value: claimed, version: a.version + 1 };
+
+  const keyAuthorization = `${c.token}.${await thumbprint(account.key)}`;
+  const outcome = await validateWithRetry(type as ChallengeType, a.value, c.token, keyAuthorization, validationSettings(scope));
+  const done = scope.deps.now();
+  const result: AuthzRecord = {
+    ...a.value,
+    status: outcome.ok ? 'valid' : 'invalid',
+    challenges: a.value.challenges.map((x) =>
+      x.type !== type
+        ? x
+        : outcome.ok
+          ? { type: x.type, token: x.token, status: 'valid', validated: done }
+          : { type: x.type, token: x.token, status: 'invalid', error: { type: outcome.type, detail: outcome.detail, status: 403 } },
+    ),
+  };
+  await scope.store.putAuthz(result, a.version);
+  return json(challengeObject(scope, result, find(result)!), { links: up });
+}
+
+async function validateWithRetry(
+  type: ChallengeType,
+  a: AuthzRecord,
+  token: string,
+  keyAuthorization: string,
+  settings: ValidationSettings,
+) {
+  let outcome = await validateChallenge(type, a.identifier, token, keyAuthorization, settings);
+  for (let i = 1; i < ATTEMPTS && !outcome.ok; i++) {
+    await new Promise((r) => setTimeout(r, RETRY_MS));
+    outcome = await validateChallenge(type, a.identifier, token, keyAuthorization, settings);
+  }
+  return outcome;
+}

@@ -1,0 +1,47 @@
+/**
+ * revokeCert (RFC 8555 section 7.6): signed by the account that ordered the certificate, or by
+ * the certificate's own key (a `jwk` request). Revocation is the engine's (revoke.ts): the CRL
+ * is rebuilt. Reason codes are not recorded on this CA's CRL, so only "unspecified" (0) is taken.
+ */
+import { createPublicKey } from 'node:crypto';
+import { BadRequest } from '../../errors';
+import { readCertificate } from '../certs';
+import { parseCertificate, type ParsedCert } from '../parse';
+import { revokeSerial } from '../revoke';
+import { serialKey } from '../serial';
+import type { AcmeAnswer } from './answer';
+import { accountKeyOf, thumbprint } from './jws';
+import { AcmeProblem, malformed, unauthorized } from './problem';
+import type { AcmeScope } from './scope';
+import type { SignedRequest } from './signed';
+
+export async function revokeCert(scope: AcmeScope, r: SignedRequest): Promise<AcmeAnswer> {
+  const p = r.payload;
+  if (!p || typeof p.certificate !== 'string' || !/^[A-Za-z0-9_-]+$/.test(p.certificate))
+    throw malformed('revokeCert needs "certificate": base64url DER');
+  if (p.reason !== undefined && p.reason !== 0)
+    throw new AcmeProblem('badRevocationReason', 'this CA records revocations without a reason code: send reason 0 (unspecified) or none');
+  let cert: ParsedCert;
+  try {
+    cert = parseCertificate(Buffer.from(p.certificate, 'base64url'));
+  } catch {
+    throw malformed('the certificate could not be parsed');
+  }
+  const stored = await readCertificate(scope.part, cert.serial);
+  if (!stored || !Buffer.from(stored.der, 'base64').equals(cert.der)) throw unauthorized('the certificate was not issued by this CA');
+  if (stored.revokedAt) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
+  const key = serialKey(cert.serial);
+  if (r.account) {
+    if ((await scope.store.certOwner(key)) !== r.account.value.id) throw unauthorized('the certificate was not ordered by this account');
+  } else {
+    const certKey = accountKeyOf(createPublicKey({ key: cert.spki, format: 'der', type: 'spki' }).export({ format: 'jwk' }));
+    if ((await thumbprint(certKey)) !== (await thumbprint(r.jwk!))) throw unauthorized('the JWS key is not the certificate key');
+  }
+  try {
+    await revokeSerial(scope.deps, scope.part, cert.serial);
+  } catch (e) {
+    if (e instanceof BadRequest) throw unauthorized(e.message);
+    throw e;
+  }
+  return { status: 200 };
+}

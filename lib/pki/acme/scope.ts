@@ -1,0 +1,122 @@
+/**
+ * What one ACME request works in: the mount's ACME configuration, the directory it came through
+ * (the mount's default one, `acme/`, or a role's, `roles/<role>/acme/`), the URLs of that
+ * directory, and the issuing policy the directory stands for (a role, or sign-verbatim limited to
+ * the validated identifiers), as the reference server decides them from config/acme.
+ */
+import type { Deps } from '../../deps';
+import { BadRequest } from '../../errors';
+import type { Partition } from '../../store/store';
+import type { AcmeConfig } from '../config';
+import { PkiStore } from '../pki-store';
+import { checkRoleName, type Role } from '../role';
+import { AcmeStore } from './acme-store';
+import { AcmeProblem } from './problem';
+
+export type IssuingPolicy = { kind: 'verbatim' } | { kind: 'role'; name: string; role: Role };
+
+export interface AcmeScope {
+  deps: Deps;
+  part: Partition;
+  store: AcmeStore;
+  config: AcmeConfig;
+  /** `''` for the mount's default directory, `roles/<role>/` for a role's. */
+  directory: string;
+  /** The mount's external URL, without a trailing slash. */
+  mountUrl: string;
+  policy: IssuingPolicy;
+  mountLimits: { defaultLeaseTtl: number; maxLeaseTtl: number };
+}
+
+/** The absolute URL of an ACME resource of the scope's directory (`rel`: `new-order`, `order/<id>`...). */
+export const acmeUrl = (s: Pick<AcmeScope, 'mountUrl' | 'directory'>, rel: string): string => `${s.mountUrl}/${s.directory}acme/${rel}`;
+
+/** The request's own absolute URL (what its JWS must name). */
+export const requestUrl = (s: Pick<AcmeScope, 'mountUrl'>, path: string): string => `${s.mountUrl}/${path}`;
+
+/**
+ * config/cluster's `path`, or (not configured) the URL the request came in on: its Host header,
+ * `X-Forwarded-Proto` or http, and `/v1/<mount>`. Deployed behind API Gateway, set config/cluster.
+ */
+export function mountUrlOf(clusterPath: string, headers: Headers, mountPath: string): string {
+  if (clusterPath) return clusterPath.replace(/\/+$/, '');
+  const host = headers.get('host');
+  if (!host || !/^[A-Za-z0-9.:[\]-]{1,255}$/.test(host))
+    throw new AcmeProblem('serverInternal', 'config/cluster path is not set and the request has no usable Host header');
+  const proto = headers.get('x-forwarded-proto') === 'https' ? 'https' : 'http';
+  return `${proto}://${host}/v1/${mountPath}`;
+}
+
+const allowedRole = (c: AcmeConfig, name: string) => c.allowedRoles.includes('*') || c.allowedRoles.includes(name);
+
+/** Checks config/acme before it is stored (a rule that could not be enforced is refused). */
+export async function checkAcmeConfig(deps: Deps, part: Partition, c: AcmeConfig): Promise<void> {
+  const p = c.defaultDirectoryPolicy;
+  if (p !== 'sign-verbatim' && p !== 'forbid' && !p.startsWith('role:'))
+    throw new BadRequest(`invalid default_directory_policy "${p.slice(0, 80)}": use sign-verbatim, forbid or role:<name>`);
+  if (p.startsWith('role:')) {
+    const name = checkRoleName(p.slice(5));
+    if (!(await new PkiStore(deps, part).hasRole(name)))
+      throw new BadRequest(`default_directory_policy names role "${name}", which does not exist`);
+    if (!allowedRole(c, name)) throw new BadRequest(`default_directory_policy role "${name}" must be in allowed_roles`);
+  }
+  if (p === 'sign-verbatim' && !c.allowedRoles.includes('*') && !c.allowedRoles.includes('sign-verbatim'))
+    throw new BadRequest('default_directory_policy sign-verbatim needs "*" or "sign-verbatim" in allowed_roles');
+  for (const r of c.allowedRoles) if (r !== '*') checkRoleName(r);
+  for (const i of c.allowedIssuers)
+    if (i !== '*' && i !== 'default')
+      throw new BadRequest(`allowed_issuers: this mount has one issuer; use "*" or "default", not "${i.slice(0, 60)}"`);
+  if (!['not-required', 'new-account-required', 'always-required'].includes(c.eabPolicy))
+    throw new BadRequest(`invalid eab_policy "${c.eabPolicy}": use not-required, new-account-required or always-required`);
+  if (c.dnsResolver && !resolverOk(c.dnsResolver))
+    throw new BadRequest(`invalid dns_resolver "${c.dnsResolver.slice(0, 80)}": use an IP address, optionally with :port`);
+  if (c.maxTtl < 60) throw new BadRequest('max_ttl must be at least 1m');
+}
+
+function resolverOk(r: string): boolean {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3}))(?::(\d{1,5}))?$/.exec(r) ?? /^([0-9a-fA-F:]+)$/.exec(r);
+  if (!m) return false;
+  const port = m[3] === undefined ? 53 : Number(m[3]);
+  return port > 0 && port < 65536;
+}
+
+/** The policy of the directory a request came through; unauthorized when config/acme does not allow it. */
+export async function issuingPolicy(deps: Deps, part: Partition, c: AcmeConfig, role: string | undefined): Promise<IssuingPolicy> {
+  let name: string;
+  if (role !== undefined) name = role;
+  else if (c.defaultDirectoryPolicy === 'forbid')
+    throw new AcmeProblem('unauthorized', 'the default ACME directory is forbidden on this mount: use a role directory');
+  else if (c.defaultDirectoryPolicy === 'sign-verbatim') {
+    if (!allowedRole(c, 'sign-verbatim')) throw new AcmeProblem('unauthorized', 'sign-verbatim is not in allowed_roles');
+    return { kind: 'verbatim' };
+  } else name = c.defaultDirectoryPolicy.slice('role:'.length);
+  if (!allowedRole(c, name)) throw new AcmeProblem('unauthorized', `role "${name}" is not allowed for ACME (config/acme allowed_roles)`);
+  const found = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name) ? await new PkiStore(deps, part).cachedRole(name) : undefined;
+  if (!found) throw new AcmeProblem('malformed', `role "${name.slice(0, 60)}" not found`, { status: 404 });
+  if (found.noStore)
+    throw new AcmeProblem('unauthorized', `role "${name}" has no_store set: ACME needs stored certificates (for download and revocation)`);
+  return { kind: 'role', name, role: found };
+}
+
+export async function openScope(
+  deps: Deps,
+  part: Partition,
+  mount: { path: string; defaultLeaseTtl: number; maxLeaseTtl: number },
+  role: string | undefined,
+  headers: Headers,
+): Promise<AcmeScope> {
+  const pki = new PkiStore(deps, part);
+  const config = await pki.cachedConfig('acme');
+  if (!config.enabled) throw new AcmeProblem('unauthorized', 'ACME is disabled on this mount (config/acme enabled=false)', { status: 403 });
+  const cluster = await pki.cachedConfig('cluster');
+  return {
+    deps,
+    part,
+    store: new AcmeStore(deps, part),
+    config,
+    directory: role === undefined ? '' : `roles/${role}/`,
+    mountUrl: mountUrlOf(cluster.path, headers, mount.path),
+    policy: await issuingPolicy(deps, part, config, role),
+    mountLimits: { defaultLeaseTtl: mount.defaultLeaseTtl, maxLeaseTtl: mount.maxLeaseTtl },
+  };
+}
