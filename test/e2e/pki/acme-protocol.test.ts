@@ -82,7 +82,7 @@ async function thumb(jwk: JWK) {
 
 /** Answers every authorization of the order by http-01 (correctly unless `wrong`). */
 async function solve(a: { key: Key; kid: string }, o: { body: Record<string, unknown> }, wrong = false) {
-  for (const authzUrl of o.body.authorizations) {
+  for (const authzUrl of o.body.authorizations as string[]) {
     const authz = await post(rel(authzUrl), a.key, '', { kid: a.kid });
     const ch = (authz.json!.challenges as { type: string; url: string; token: string }[]).find((c) => c.type === 'http-01')!;
     answers.set(ch.token, wrong ? 'not-it' : `${ch.token}.${await thumb(a.key.jwk)}`);
