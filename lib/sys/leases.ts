@@ -4,7 +4,7 @@
  * type. Revocation deletes the lease only after the revoker succeeded; a failure is recorded
  * and retried with back-off by the sweeper, never dropped.
  * Every lease belongs to the token that created it: an owner link (`owner/<accessor>/<lease>`)
- * is written before the lease, so revoking the token finds every lease it has.
+ * is written with the lease, in the same batch, so revoking the token finds every lease it has.
  */
 import { randomBytes } from 'node:crypto';
 import { BadRequest, HttpError, PermissionDenied } from '../errors';
@@ -70,6 +70,8 @@ export interface NewLease {
 export const LEASE_EXPIRY_INDEX = 'lease-expiry';
 const MAX_BACKOFF = 3600;
 const OWNED_PARALLEL = 8;
+/** Lease records up to this many characters go with their owner link in one batch (well under the batch's inline limit). */
+const BATCH_RECORD_LIMIT = 64 * 1024;
 /** How long a prefix revocation works in one call before answering (API Gateway allows 29 s). */
 const PREFIX_BUDGET_MS = 20_000;
 
@@ -120,8 +122,7 @@ export class Leases {
       next_attempt: now + ttl,
       last_error: '',
     };
-    if (n.owner) await this.part.put(ownerKey(n.owner, id), { lease_id: id });
-    await this.part.put(leaseKey(id), record, { ifAbsent: true, index: this.indexOf(record) });
+    await this.write(record);
     // The owner may have been revoked after the request was authorised and before its revocation
     // could see this lease: undo it now rather than leave a lease nobody owns.
     if (n.owner && this.ownerLive && !(await this.ownerLive(n.owner))) {
@@ -129,6 +130,30 @@ export class Leases {
       throw new PermissionDenied('permission denied: the token was revoked');
     }
     return record;
+  }
+
+  /**
+   * Writes a new lease and its owner link. Together in one batch: on the embedded store one
+   * atomic, fsynced write (one disk wait per lease, not two); on DynamoDB one BatchWriteItem,
+   * where a failure may leave one of the two: the lease is then deleted again (a link without
+   * its lease is harmless, revokeLinked skips it). The key is new (a random id), so its version
+   * is 1 as a put would make it and later conditional writes (renew, update) work. A record too
+   * large for a batch (a long install script) goes as before: the link, then the lease.
+   */
+  private async write(record: LeaseRecord): Promise<void> {
+    const id = record.lease_id;
+    const lease = { key: leaseKey(id), value: record, index: this.indexOf(record) };
+    if (!record.owner || JSON.stringify(record).length > BATCH_RECORD_LIMIT) {
+      if (record.owner) await this.part.put(ownerKey(record.owner, id), { lease_id: id });
+      await this.part.put(lease.key, record, { ifAbsent: true, index: lease.index });
+      return;
+    }
+    try {
+      await this.part.batchPut([{ key: ownerKey(record.owner, id), value: { lease_id: id } }, lease]);
+    } catch (e) {
+      await this.part.delete(lease.key).catch(() => undefined);
+      throw e;
+    }
   }
 
   /** Replaces the engine data of a lease (e.g. when a multi-step creation advances). */
