@@ -63,6 +63,12 @@ function rewritingConnection(client: Socket): Duplex {
       if (client.destroyed) return done(new Error('the client socket is closed'));
       client.write(chunk, done);
     },
+    // node:http corks the connection and writes an answer's head and body as separate chunks:
+    // one write (one syscall, one TCP segment) for them all instead of one each.
+    writev(chunks: { chunk: Buffer }[], done) {
+      if (client.destroyed) return done(new Error('the client socket is closed'));
+      client.write(chunks.length === 1 ? chunks[0]!.chunk : Buffer.concat(chunks.map((c) => c.chunk)), done);
+    },
     final(done) {
       client.end();
       done();
