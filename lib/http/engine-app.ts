@@ -139,6 +139,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
         ...(principal ? { principal } : {}),
         ...(token ? { token } : {}),
         headers: req.headers,
+        ...(req.method === 'HEAD' ? { head: true } : {}),
         ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
         deps,
         ...body,

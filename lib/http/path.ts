@@ -23,6 +23,8 @@ export interface ReqContext {
   /** The raw client token, for the few paths that act on the caller's own token. */
   token?: string;
   headers: Headers;
+  /** A read asked by HEAD (its body is dropped at the edge): the few answers that differ (ACME's newNonce) look here. */
+  head?: boolean;
   /** The caller's address (the socket's locally, API Gateway's sourceIp deployed), when known. */
   remoteAddress?: string;
   deps: Deps;

@@ -93,8 +93,8 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'new-nonce',
-    help: 'A fresh nonce, in the Replay-Nonce header (204 No Content, to HEAD and GET alike).',
-    read: (req) => serve(req, async () => ({ status: 204 })),
+    help: 'A fresh nonce, in the Replay-Nonce header (HEAD: 200, GET: 204 No Content).',
+    read: (req) => serve(req, async () => ({ status: req.head ? 200 : 204 })),
   },
   { path: 'new-account', help: 'Create an account, or find the one of a key.', write: signed('jwk', (scope, r) => newAccount(scope, r)) },
   {

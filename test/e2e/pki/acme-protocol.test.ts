@@ -38,6 +38,7 @@ async function newKey(alg = 'ES256'): Promise<Key> {
 
 async function nonce(dir = 'acme/'): Promise<string> {
   const r = await call(svc.app, 'HEAD', `/v1/pki/${dir}new-nonce`);
+  expect(r.status).toBe(200);
   return r.headers.get('replay-nonce')!;
 }
 
