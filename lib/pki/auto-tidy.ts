@@ -23,7 +23,13 @@ export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: s
     }
     await store.writeConfig('auto-tidy', { ...c, lastRun: now });
     if (
-      !(await claimTidy(deps, part, { tidyCertStore: c.tidyCertStore, tidyRevokedCerts: c.tidyRevokedCerts, safetyBuffer: c.safetyBuffer }))
+      !(await claimTidy(deps, part, {
+        tidyCertStore: c.tidyCertStore,
+        tidyRevokedCerts: c.tidyRevokedCerts,
+        safetyBuffer: c.safetyBuffer,
+        tidyAcme: c.tidyAcme,
+        acmeAccountSafetyBuffer: c.acmeAccountSafetyBuffer,
+      }))
     )
       continue;
     out.push({ mount: m.path, ran: true, finished: await runTidy(deps, part, deadline) });

@@ -19,6 +19,8 @@ export type AutoTidyConfig = {
   tidyCertStore: boolean;
   tidyRevokedCerts: boolean;
   safetyBuffer: number;
+  tidyAcme: boolean;
+  acmeAccountSafetyBuffer: number;
   lastRun?: number;
 };
 
@@ -54,6 +56,8 @@ export const DEFAULT_AUTO_TIDY: AutoTidyConfig = {
   tidyCertStore: false,
   tidyRevokedCerts: false,
   safetyBuffer: 72 * 3600,
+  tidyAcme: false,
+  acmeAccountSafetyBuffer: 30 * 24 * 3600,
 };
 export const DEFAULT_CLUSTER: ClusterConfig = { path: '', aiaPath: '' };
 export const DEFAULT_ACME: AcmeConfig = {

@@ -6,6 +6,7 @@
 import type { Deps } from '../deps';
 import { logError } from '../log';
 import { mutate, type Json, type Partition } from '../store/store';
+import { tidyAcme } from './acme/tidy';
 import { certificateCount, countCertificates } from './certs';
 import { rebuildCrl } from './crl';
 import { CERT_INDEX, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
@@ -14,6 +15,10 @@ export interface TidyOptions {
   tidyCertStore: boolean;
   tidyRevokedCerts: boolean;
   safetyBuffer: number;
+  /** ACME nonces, finished or expired orders, and accounts without orders (acme/tidy.ts). */
+  tidyAcme: boolean;
+  /** Seconds an ACME account without orders is kept. */
+  acmeAccountSafetyBuffer: number;
 }
 
 export interface TidyStatus extends TidyOptions {
@@ -25,6 +30,8 @@ export interface TidyStatus extends TidyOptions {
   message: string;
   certStoreDeletedCount: number;
   revokedCertDeletedCount: number;
+  acmeOrdersDeletedCount: number;
+  acmeAccountDeletedCount: number;
   /** ms; a Running tidy whose heartbeat is older than STALE_MS is taken over. */
   heartbeat: number;
   /** Certificates in the store when the tidy started (the TOTAL of the message). */
@@ -32,6 +39,8 @@ export interface TidyStatus extends TidyOptions {
 }
 
 const STATUS = 'tidy/status';
+/** The reference's default acme_account_safety_buffer: 30 days. */
+export const ACME_ACCOUNT_SAFETY_BUFFER = 30 * 24 * 3600;
 const STALE_MS = 120_000;
 const PAGE = 500;
 
@@ -43,9 +52,13 @@ export const INACTIVE: TidyStatus = {
   message: '',
   certStoreDeletedCount: 0,
   revokedCertDeletedCount: 0,
+  acmeOrdersDeletedCount: 0,
+  acmeAccountDeletedCount: 0,
   tidyCertStore: false,
   tidyRevokedCerts: false,
   safetyBuffer: 0,
+  tidyAcme: false,
+  acmeAccountSafetyBuffer: ACME_ACCOUNT_SAFETY_BUFFER,
   heartbeat: 0,
   total: 0,
 };
@@ -132,6 +145,20 @@ export async function runTidy(deps: Deps, part: Partition, deadline = Date.now()
       );
       if (!done) return false;
       if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildCrl(deps, part).catch(() => undefined);
+    }
+    if (s.tidyAcme) {
+      const acme = await tidyAcme(deps, part, s.acmeAccountSafetyBuffer, deadline);
+      const before = await tidyStatus(part);
+      await update(
+        part,
+        {
+          acmeOrdersDeletedCount: before.acmeOrdersDeletedCount + acme.orders,
+          acmeAccountDeletedCount: before.acmeAccountDeletedCount + acme.accounts,
+          message: 'Tidying ACME nonces, orders and accounts',
+        },
+        deps.now(),
+      );
+      if (!acme.finished) return false;
     }
     await update(part, { state: 'Finished', timeFinished: new Date(deps.now()).toISOString() }, deps.now());
     return true;

@@ -98,6 +98,10 @@ export class AcmeStore {
     await this.part.put(CERT_OWNER + serialKey, { account });
   }
 
+  async deleteCertOwner(serialKey: string): Promise<void> {
+    await this.part.delete(CERT_OWNER + serialKey);
+  }
+
   async certOwner(serialKey: string): Promise<string | undefined> {
     return (await this.part.get<{ account: string }>(CERT_OWNER + serialKey))?.value.account;
   }

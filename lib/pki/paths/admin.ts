@@ -8,13 +8,15 @@ import { logError } from '../../log';
 import { PkiStore } from '../pki-store';
 import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
-import { claimTidy, runTidy, tidyStatus } from '../tidy';
+import { ACME_ACCOUNT_SAFETY_BUFFER, claimTidy, runTidy, tidyStatus } from '../tidy';
 import { revocationTime } from './wire';
 
 const tidyFields = {
   tidy_cert_store: f.bool({ default: false }),
   tidy_revoked_certs: f.bool({ default: false }),
   safety_buffer: f.duration({ default: 72 * 3600 }),
+  tidy_acme: f.bool({ default: false }),
+  acme_account_safety_buffer: f.duration({ default: ACME_ACCOUNT_SAFETY_BUFFER }),
 };
 
 export const adminPaths = [
@@ -102,6 +104,8 @@ export const adminPaths = [
           tidyCertStore: req.data.tidy_cert_store,
           tidyRevokedCerts: req.data.tidy_revoked_certs,
           safetyBuffer: req.data.safety_buffer,
+          tidyAcme: req.data.tidy_acme,
+          acmeAccountSafetyBuffer: req.data.acme_account_safety_buffer,
         };
         if (!(await claimTidy(req.deps, req.part, options))) return { status: 202, warnings: ['Tidy operation already in progress.'] };
         runTidy(req.deps, req.part).catch((e: unknown) => logError('pki-tidy-fault', { mount: req.mount.path }, e));
@@ -131,6 +135,10 @@ export const adminPaths = [
             message: s.message,
             cert_store_deleted_count: s.certStoreDeletedCount,
             revoked_cert_deleted_count: s.revokedCertDeletedCount,
+            tidy_acme: s.tidyAcme,
+            acme_account_safety_buffer: s.acmeAccountSafetyBuffer,
+            acme_orders_deleted_count: s.acmeOrdersDeletedCount,
+            acme_account_deleted_count: s.acmeAccountDeletedCount,
           },
         };
       },
@@ -150,6 +158,8 @@ export const adminPaths = [
             tidy_cert_store: c.tidyCertStore,
             tidy_revoked_certs: c.tidyRevokedCerts,
             safety_buffer: c.safetyBuffer,
+            tidy_acme: c.tidyAcme,
+            acme_account_safety_buffer: c.acmeAccountSafetyBuffer,
           },
         };
       },
@@ -160,6 +170,8 @@ export const adminPaths = [
           tidyCertStore: req.data.tidy_cert_store,
           tidyRevokedCerts: req.data.tidy_revoked_certs,
           safetyBuffer: req.data.safety_buffer,
+          tidyAcme: req.data.tidy_acme,
+          acmeAccountSafetyBuffer: req.data.acme_account_safety_buffer,
         });
       },
     },

@@ -21,6 +21,8 @@ let responder: Server;
 const answers = new Map<string, string>();
 const BASE = 'http://localhost/v1/pki';
 let rootPem: string;
+/** Moves the service's clock (tidy). */
+let shift = 0;
 
 const admin = (method: string, path: string, body?: unknown) =>
   call(svc.app, method, `/v1/pki/${path}`, { token: svc.root, ...(body ? { body } : {}) });
@@ -99,7 +101,7 @@ const csrDer = async (names: string[]) => {
 };
 
 beforeAll(async () => {
-  svc = await createTestService({ engines: [pkiEngine] });
+  svc = await createTestService({ engines: [pkiEngine], now: () => Date.now() + shift });
   dns = await startDnsFake({ zones: ['acme.test'] });
   const port = await freePort();
   responder = createServer((req, res) => res.end(answers.get(req.url!.split('/').pop()!) ?? 'unknown token')).listen(port, '127.0.0.1');
@@ -422,5 +424,36 @@ describe('external account binding', () => {
     });
     expect((await admin('DELETE', `eab/${eab2.id}`)).status).toBe(204);
     expect((await admin('POST', 'config/acme', { eab_policy: 'not-required' })).status).toBe(200);
+  });
+});
+
+describe('tidy_acme', () => {
+  it('removes expired nonces, expired orders with their authorizations, and accounts without orders past the buffer', async () => {
+    const a = await account();
+    await order(a, ['e.acme.test']);
+    const before = JSON.stringify((await svc.client.send(new ScanCommand({ TableName: svc.table }))).Items);
+    expect(before).toContain('acme/nonce/');
+    expect(before).toContain('acme/authz/');
+    shift = 100 * 24 * 3600_000;
+    try {
+      const t = await admin('POST', 'tidy', { tidy_acme: true, acme_account_safety_buffer: '720h' });
+      expect(t.status, t.text).toBe(202);
+      let status: Record<string, unknown> = {};
+      for (let i = 0; i < 100 && status.state !== 'Finished'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await admin('GET', 'tidy-status')).json!.data;
+      }
+      expect(status).toMatchObject({ state: 'Finished', tidy_acme: true, acme_account_safety_buffer: 720 * 3600 });
+      expect(status.acme_orders_deleted_count).toBeGreaterThan(3);
+      expect(status.acme_account_deleted_count).toBeGreaterThan(3);
+      const after = JSON.stringify((await svc.client.send(new ScanCommand({ TableName: svc.table }))).Items);
+      expect(after).not.toContain('acme/nonce/');
+      expect(after).not.toContain('acme/authz/');
+      expect(after).not.toContain(`acme/account/${a.kid.split('/').pop()}`);
+    } finally {
+      shift = 0;
+    }
+    // The certificates issued stay (their orders were valid): tidy_cert_store is what removes those.
+    expect((await admin('LIST', 'certs')).json!.data.keys.length).toBeGreaterThan(0);
   });
 });
