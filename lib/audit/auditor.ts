@@ -11,7 +11,7 @@
 import { HttpError } from '../errors';
 import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
-import { hashedJson, hashWith, type AuditHasher } from './hasher';
+import { hashedJson, hashWith, quote, type AuditHasher } from './hasher';
 
 /** What is known of a request by the time it is recorded; not changed after (its response record repeats its rendering). */
 export interface AuditRequest {
@@ -55,6 +55,8 @@ export class AuditUnavailable extends HttpError {
 
 export class Auditor {
   private writerOf?: Promise<RecordWriter>;
+  /** The writer once made (no await needed). */
+  private ready?: RecordWriter;
 
   constructor(
     readonly devices: readonly AuditDevice[],
@@ -86,14 +88,14 @@ export class Auditor {
     error: string | undefined,
   ): Promise<void> {
     if (!this.devices.length) return;
-    const writer = await this.writer();
-    writer.write(kind, req, res, error, new Date(this.now()).toISOString());
+    const writer = this.ready ?? (await this.writer());
+    await writer.write(kind, req, res, error, new Date(this.now()).toISOString());
   }
 
   /** The writer, made once the HMAC key is known (no key: the record cannot be written, fail closed). */
   private writer(): Promise<RecordWriter> {
     this.writerOf ??= this.hasher.ensureKey().then(
-      (key) => new RecordWriter(this.devices, key),
+      (key) => (this.ready = new RecordWriter(this.devices, key)),
       (e: unknown) => {
         throw new AuditUnavailable(e);
       },
@@ -104,84 +106,123 @@ export class Auditor {
 }
 
 /**
- * Renders records and writes them to the devices, synchronously: one line per device (raw or
- * hashed); succeeds when at least one device wrote it. The `"auth":…,"request":…` part is
- * rendered once per request and mode: the response record repeats the request record's (a
- * request is not changed once recorded).
+ * Renders records and hands them to the devices: one line per device (raw or hashed); settles
+ * once every device has written or failed, and succeeds when at least one wrote it. The
+ * `"auth":…,"request":…` part is rendered once per request and mode: the response record
+ * repeats the request record's (a request is not changed once recorded).
  */
 export class RecordWriter {
   private readonly heads = new Map<string, { raw?: string; hashed?: string }>();
-  private readonly hash: (s: string) => string;
+  private readonly hashes: RepeatedHashes;
 
   constructor(
     private readonly devices: readonly AuditDevice[],
     key: Buffer,
   ) {
-    this.hash = (s) => hashWith(key, s);
+    this.hashes = new RepeatedHashes((s) => hashWith(key, s));
   }
 
-  write(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined, time: string): void {
+  async write(
+    kind: 'request' | 'response',
+    req: AuditRequest,
+    res: AuditResponse | undefined,
+    error: string | undefined,
+    time: string,
+  ): Promise<void> {
     const heads = this.heads.get(req.id) ?? {};
     if (kind === 'request') this.heads.set(req.id, heads);
     else this.heads.delete(req.id);
     const lines: { raw?: string; hashed?: string } = {};
     const render = (mode: 'raw' | 'hashed'): string => {
-      const hash = mode === 'raw' ? (v: string) => v : memo(this.hash);
-      const head = (heads[mode] ??= `"auth":${JSON.stringify(authOf(req, hash))},"request":${requestOf(req, hash)}`);
+      const hash = mode === 'raw' ? clear : this.hashes.forRecord();
+      const head = (heads[mode] ??= `"auth":${authOf(req, hash)},"request":${requestOf(req, hash)}`);
       if (lines[mode] !== undefined) return lines[mode];
       if (kind === 'request') return (lines[mode] = `{"type":"request","time":"${time}",${head}}\n`);
       const tail = error ? `,"error":${JSON.stringify(error)}` : '';
       return (lines[mode] =
         `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res ?? { status: 0 }, hash)}${tail}}\n`);
     };
-    let written = 0;
-    let failure: unknown;
-    for (const d of this.devices) {
+    const writes = this.devices.map((d) => {
       try {
-        d.write(render(d.options.log_raw === 'true' ? 'raw' : 'hashed'));
-        written++;
+        return d.write(render(d.options.log_raw === 'true' ? 'raw' : 'hashed'));
       } catch (e) {
-        failure = e;
+        return Promise.reject(e);
       }
+    });
+    const outcomes = await Promise.allSettled(writes);
+    if (!outcomes.some((o) => o.status === 'fulfilled')) {
+      throw new AuditUnavailable(outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')?.reason);
     }
-    if (!written) throw new AuditUnavailable(failure);
   }
 }
 
-/** The hash, remembering this record's values (a token and its accessor appear twice). */
-function memo(hash: (s: string) => string): (s: string) => string {
-  const seen = new Map<string, string>();
-  return (s) => {
-    let h = seen.get(s);
-    if (h === undefined) seen.set(s, (h = hash(s)));
-    return h;
-  };
+const clear = (s: string) => s;
+
+/**
+ * HMACs by value: within a record every value is hashed once (a token and its accessor appear
+ * twice, a CA in `issuing_ca` and `ca_chain`), and a value repeated within a record is kept for
+ * the records that follow (a client's token and accessor, the issuing CA), up to a bound.
+ * Values seen once (a private key, a serial) are not kept beyond their record.
+ */
+export class RepeatedHashes {
+  static readonly MAX_ENTRIES = 256;
+  static readonly MAX_LENGTH = 8192;
+  private readonly kept = new Map<string, string>();
+
+  constructor(private readonly hash: (s: string) => string) {}
+
+  /** The hash for one record. */
+  forRecord(): (s: string) => string {
+    const seen = new Map<string, string>();
+    return (s) => {
+      let h = seen.get(s);
+      if (h !== undefined) {
+        this.keep(s, h);
+        return h;
+      }
+      h = this.kept.get(s) ?? this.hash(s);
+      seen.set(s, h);
+      return h;
+    };
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  private keep(s: string, h: string): void {
+    if (s.length > RepeatedHashes.MAX_LENGTH || this.kept.has(s)) return;
+    // The oldest goes first (a Map iterates in insertion order).
+    if (this.kept.size >= RepeatedHashes.MAX_ENTRIES) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(s, h);
+  }
 }
 
-function authOf(req: AuditRequest, hash: (s: string) => string): Record<string, unknown> {
+/** `{"client_token":…,"accessor":…,…}`: the token's secrets as HMACs, what it may do readable. */
+function authOf(req: AuditRequest, hash: (s: string) => string): string {
   const p = req.principal;
-  const snap = p?.snapshot ?? {};
-  return {
-    ...(req.clientToken ? { client_token: hash(req.clientToken) } : {}),
-    ...(p ? { accessor: hash(p.accessor), display_name: p.displayName, policies: p.policies, token_policies: p.policies } : {}),
-    ...(p && typeof snap.meta === 'object' && snap.meta !== null ? { metadata: snap.meta } : {}),
-    ...(p ? { token_type: 'service' } : {}),
-  };
+  let out = req.clientToken ? `"client_token":${quote(hash(req.clientToken))}` : '';
+  if (p) {
+    const policies = JSON.stringify(p.policies);
+    out += `${out ? ',' : ''}"accessor":${quote(hash(p.accessor))}`;
+    if (p.displayName !== undefined) out += `,"display_name":${JSON.stringify(p.displayName)}`;
+    out += `,"policies":${policies},"token_policies":${policies}`;
+    const meta = p.snapshot?.meta;
+    if (typeof meta === 'object' && meta !== null) out += `,"metadata":${JSON.stringify(meta)}`;
+    out += ',"token_type":"service"';
+  }
+  return `{${out}}`;
 }
 
 function requestOf(req: AuditRequest, hash: (s: string) => string): string {
-  return jsonObject([
-    ['id', JSON.stringify(req.id)],
-    ['operation', JSON.stringify(req.operation)],
-    ['mount_type', JSON.stringify(req.mountType)],
-    ['mount_point', JSON.stringify(req.mountPoint)],
-    ['client_token', req.clientToken ? JSON.stringify(hash(req.clientToken)) : undefined],
-    ['client_token_accessor', req.principal ? JSON.stringify(hash(req.principal.accessor)) : undefined],
-    ['path', JSON.stringify(req.path)],
-    ['data', req.data !== undefined ? hashedJson(req.data, hash, req.clearKeys) : undefined],
-    ['remote_address', req.remoteAddress ? JSON.stringify(req.remoteAddress) : undefined],
-    ['user_agent', req.userAgent ? JSON.stringify(req.userAgent) : undefined],
-  ]);
+  let out = `{"id":${JSON.stringify(req.id)},"operation":${JSON.stringify(req.operation)},"mount_type":${JSON.stringify(req.mountType)},"mount_point":${JSON.stringify(req.mountPoint)}`;
+  if (req.clientToken) out += `,"client_token":${quote(hash(req.clientToken))}`;
+  if (req.principal) out += `,"client_token_accessor":${quote(hash(req.principal.accessor))}`;
+  out += `,"path":${JSON.stringify(req.path)}`;
+  if (req.data !== undefined) out += `,"data":${hashedJson(req.data, hash, req.clearKeys)}`;
+  if (req.remoteAddress) out += `,"remote_address":${JSON.stringify(req.remoteAddress)}`;
+  if (req.userAgent) out += `,"user_agent":${JSON.stringify(req.userAgent)}`;
+  return `${out}}`;
 }
 
 const AUTH_CLEAR = [
@@ -198,29 +239,17 @@ const AUTH_CLEAR = [
 ];
 
 function responseOf(req: AuditRequest, res: AuditResponse, hash: (s: string) => string): string {
-  let data: string | undefined;
+  let out = `{"mount_type":${JSON.stringify(req.mountType)},"mount_point":${JSON.stringify(req.mountPoint)},"status_code":${JSON.stringify(res.status)}`;
   if (res.raw) {
     const body = typeof res.raw.body === 'string' ? res.raw.body : Buffer.from(res.raw.body).toString('base64');
-    data = JSON.stringify({ http_content_type: res.raw.contentType, http_raw_body: hash(body), http_status_code: res.status });
+    out += `,"data":${JSON.stringify({ http_content_type: res.raw.contentType, http_raw_body: hash(body), http_status_code: res.status })}`;
   } else if (res.data !== undefined && res.data !== null) {
-    data = hashedJson(res.data, hash, res.clearKeys);
+    out += `,"data":${hashedJson(res.data, hash, res.clearKeys)}`;
   }
-  return jsonObject([
-    ['mount_type', JSON.stringify(req.mountType)],
-    ['mount_point', JSON.stringify(req.mountPoint)],
-    ['status_code', JSON.stringify(res.status)],
-    ['data', data],
-    ['secret', res.leaseId ? JSON.stringify({ lease_id: res.leaseId }) : undefined],
-    // A token's secrets (client_token, accessor) as HMACs; what it may do stays readable.
-    ['auth', res.auth ? hashedJson(res.auth, hash, AUTH_CLEAR) : undefined],
-    ['wrap_info', res.wrapInfo ? hashedJson(res.wrapInfo, hash) : undefined],
-    ['warnings', res.warnings?.length ? JSON.stringify(res.warnings) : undefined],
-  ]);
-}
-
-/** `{"key":value,…}` from JSON texts, leaving out the undefined ones. */
-function jsonObject(entries: [string, string | undefined][]): string {
-  let out = '';
-  for (const [k, v] of entries) if (v !== undefined) out += `${out ? ',' : ''}"${k}":${v}`;
-  return `{${out}}`;
+  if (res.leaseId) out += `,"secret":${JSON.stringify({ lease_id: res.leaseId })}`;
+  // A token's secrets (client_token, accessor) as HMACs; what it may do stays readable.
+  if (res.auth) out += `,"auth":${hashedJson(res.auth, hash, AUTH_CLEAR)}`;
+  if (res.wrapInfo) out += `,"wrap_info":${hashedJson(res.wrapInfo, hash)}`;
+  if (res.warnings?.length) out += `,"warnings":${JSON.stringify(res.warnings)}`;
+  return `${out}}`;
 }

@@ -2,10 +2,14 @@
  * Audit devices: where records go. Configured as code (AUDIT_DEVICES), never through the API.
  * - `stdout`: one JSON line per record on the function's standard output (CloudWatch Logs under
  *   Lambda), told apart from the operational log by its `type` (request/response) and the
- *   absence of `event`; Node writes stdout synchronously to files and pipes on Linux, so the
- *   line is out before the response leaves.
- * - `file`: appended to a file (the local service: DATA_DIR/audit.log, mode 0600) before the
- *   response leaves; a rotated or removed file is recreated, an unwritable one fails the request.
+ *   absence of `event`; Node writes stdout synchronously to files and pipes on Linux.
+ * - `file`: appended to a file (the local service: DATA_DIR/audit.log, mode 0600); a rotated or
+ *   removed file is recreated, an unwritable one fails the request.
+ *
+ * Both group the lines of one event-loop turn (the records of the requests that arrived
+ * together) into one write at the end of the turn (setImmediate): a record's promise settles
+ * once the write that holds it has returned, so no request goes on (its handler, or its
+ * response) before its line is written.
  */
 import { closeSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import type { AuditSettings } from '../config';
@@ -16,40 +20,71 @@ export interface AuditDevice {
   type: 'stdout' | 'file';
   description: string;
   options: Record<string, string>;
-  /** Writes whole lines, synchronously; throws when they could not be written. */
-  write(lines: string): void;
+  /** Writes whole lines; settles once they are written (in the file, out on stdout), rejects when they could not be. */
+  write(lines: string): Promise<void>;
 }
 
 export function stdoutDevice(options: { logRaw?: boolean } = {}): AuditDevice {
+  // Synchronous for files and pipes on Linux (Node's stdout), as the operational log line is.
+  const group = new LineGroup((text) => process.stdout.write(text));
   return {
     path: 'stdout/',
     type: 'stdout',
     description: "JSON lines on the function's standard output",
     options: { log_raw: String(options.logRaw === true) },
-    write(lines) {
-      // Synchronous for files and pipes on Linux (Node's stdout), as the operational log line is.
-      process.stdout.write(lines);
-    },
+    write: (lines) => group.add(lines),
   };
 }
 
 export function fileDevice(filePath: string, options: { logRaw?: boolean } = {}): AuditDevice {
   const appender = new Appender(filePath);
+  const group = new LineGroup((text) => appender.append(text));
   return {
     path: 'file/',
     type: 'file',
     description: 'JSON lines appended to a local file',
     options: { file_path: filePath, log_raw: String(options.logRaw === true) },
-    write: (lines) => appender.append(lines),
+    write: (lines) => group.add(lines),
   };
 }
 
 /**
- * Appends synchronously (the line is in the file before the response leaves) to a file kept
- * open; before each write the path is checked against the open file (device and inode), so a
- * file rotated or removed is reopened (recreated) and a path that cannot be written (a
- * directory, no permission) fails the write. Synchronous calls: an asynchronous append costs
- * several times more CPU per record here (measured with bench/audit.ts).
+ * The lines given during one event-loop turn, written together by one synchronous call when
+ * the turn ends; each caller's promise settles with that call.
+ */
+export class LineGroup {
+  private lines: string[] = [];
+  private waiting: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+
+  constructor(private readonly writeAll: (text: string) => void) {}
+
+  add(lines: string): Promise<void> {
+    if (!this.lines.length) setImmediate(() => this.flush());
+    this.lines.push(lines);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  private flush(): void {
+    const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
+    const waiting = this.waiting;
+    this.lines = [];
+    this.waiting = [];
+    try {
+      this.writeAll(text);
+    } catch (e) {
+      for (const w of waiting) w.reject(e);
+      return;
+    }
+    for (const w of waiting) w.resolve();
+  }
+}
+
+/**
+ * Appends synchronously (in the file when the call returns) to a file kept open; before each
+ * write the path is checked against the open file (device and inode), so a file rotated or
+ * removed is reopened (recreated) and a path that cannot be written (a directory, no
+ * permission) fails the write. Synchronous calls: an asynchronous append costs several times
+ * more CPU per record here (measured with bench/audit.ts).
  */
 class Appender {
   private file?: { fd: number; dev: number; ino: number };

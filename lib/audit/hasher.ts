@@ -86,7 +86,7 @@ export function hashedJson(value: unknown, hash: (s: string) => string, clear: r
 }
 
 /** A JSON string literal; the HMACs and most keys need no escaping. */
-function quote(s: string): string {
+export function quote(s: string): string {
   return SAFE.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 

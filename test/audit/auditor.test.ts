@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditUnavailable, Auditor, type AuditRequest } from '../../lib/audit/auditor';
+import { AuditUnavailable, Auditor, RepeatedHashes, type AuditRequest } from '../../lib/audit/auditor';
 import { fileDevice, type AuditDevice } from '../../lib/audit/devices';
 import { AuditHasher } from '../../lib/audit/hasher';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
@@ -263,5 +263,60 @@ describe('Auditor devices', () => {
     expect(auditor.device('file')).toBe(devices[0]);
     expect(auditor.device('file/')).toBe(devices[0]);
     expect(auditor.device('stdout')).toBeUndefined();
+  });
+});
+
+describe('RepeatedHashes', () => {
+  const counting = () => {
+    const asked: string[] = [];
+    return { asked, hashes: new RepeatedHashes((s) => (asked.push(s), `H(${s})`)) };
+  };
+
+  it('hashes a value once per record, and keeps a value repeated within a record for the records after', () => {
+    const { asked, hashes } = counting();
+    const first = hashes.forRecord();
+    expect([first('token'), first('token'), first('key-1')]).toEqual(['H(token)', 'H(token)', 'H(key-1)']);
+    const second = hashes.forRecord();
+    expect([second('token'), second('key-2')]).toEqual(['H(token)', 'H(key-2)']);
+    // The token was hashed once for both records; a value seen once per record is hashed each time.
+    expect(asked).toEqual(['token', 'key-1', 'key-2']);
+    hashes.forRecord()('key-1');
+    expect(asked).toEqual(['token', 'key-1', 'key-2', 'key-1']);
+    expect(hashes.size).toBe(1);
+  });
+
+  it('keeps at most MAX_ENTRIES values, the oldest leaving first, and none longer than MAX_LENGTH', () => {
+    const { asked, hashes } = counting();
+    for (let i = 0; i <= RepeatedHashes.MAX_ENTRIES; i++) {
+      const h = hashes.forRecord();
+      h(`v${i}`);
+      h(`v${i}`);
+    }
+    expect(hashes.size).toBe(RepeatedHashes.MAX_ENTRIES);
+    asked.length = 0;
+    const h = hashes.forRecord();
+    h('v1');
+    h('v0');
+    expect(asked).toEqual(['v0']);
+    const long = 'x'.repeat(RepeatedHashes.MAX_LENGTH + 1);
+    h(long);
+    h(long);
+    hashes.forRecord()(long);
+    expect(asked.filter((s) => s === long)).toHaveLength(2);
+  });
+
+  it('gives the same records as hashing every value: the response repeats the request, a second request hashes as the first', async () => {
+    const path = newFile();
+    const auditor = new Auditor([fileDevice(path)], hasher);
+    const h = await hasher.hashFn();
+    for (const id of ['a', 'b']) {
+      await auditor.request(request({ id }));
+      await auditor.response(request({ id }), { status: 200, data: { issuing_ca: 'CA', ca_chain: ['CA'], key: `k-${id}` } }, undefined);
+    }
+    const recs = lines(path);
+    expect(recs.map((r) => [r.auth.client_token, r.auth.accessor, r.request.client_token])).toEqual(
+      Array(4).fill([h(TOKEN), h(ACCESSOR), h(TOKEN)]),
+    );
+    expect(recs[3]!.response.data).toEqual({ issuing_ca: h('CA'), ca_chain: [h('CA')], key: h('k-b') });
   });
 });

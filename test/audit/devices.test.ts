@@ -1,14 +1,15 @@
 /**
  * Audit devices: the file device appends whole lines (mode 0600), recreates a removed file,
  * and throws when it cannot write (a directory in its place); the stdout device writes to the
- * process's standard output; AUDIT_DEVICES names them.
+ * process's standard output; both write the lines of one event-loop turn together, each
+ * record's promise settling once its line is written; AUDIT_DEVICES names them.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditDevices, fileDevice, stdoutDevice } from '../../lib/audit/devices';
+import { LineGroup, auditDevices, fileDevice, stdoutDevice } from '../../lib/audit/devices';
 import { parseAuditDevices, readEnvironment } from '../../lib/config';
 
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-audit-devices-'));
@@ -71,6 +72,51 @@ describe('file device', () => {
 
   it('rejects when the directory does not exist', async () => {
     await expect(Promise.resolve().then(() => fileDevice(join(dir, 'missing', 'a.log')).write('x\n'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('lines of one event-loop turn', () => {
+  it('go out in one write, in order, and each settles once that write has returned', async () => {
+    const writes: string[] = [];
+    const group = new LineGroup((text) => writes.push(text));
+    const settled = ['a\n', 'b\n', 'c\n'].map((l) => group.add(l).then(() => writes.length));
+    expect(await Promise.all(settled)).toEqual([1, 1, 1]);
+    expect(writes).toEqual(['a\nb\nc\n']);
+    await group.add('d\n');
+    expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  it('all fail when their write fails, and the next turn writes again', async () => {
+    let fail = true;
+    const written: string[] = [];
+    const group = new LineGroup((text) => {
+      if (fail) throw new Error('EIO: the disk is gone');
+      written.push(text);
+    });
+    const outcomes = await Promise.allSettled([group.add('a\n'), group.add('b\n')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    fail = false;
+    await group.add('c\n');
+    expect(written).toEqual(['c\n']);
+  });
+
+  it('in a file: the lines of concurrent records, each whole, each in the file once its promise settles', async () => {
+    const path = join(dir, 'grouped.log');
+    const d = fileDevice(path);
+    const lines = Array.from({ length: 20 }, (_, i) => `{"n":${i}}\n`);
+    await Promise.all(lines.map((l) => d.write(l).then(() => expect(readFileSync(path, 'utf8')).toContain(l))));
+    expect(readFileSync(path, 'utf8')).toBe(lines.join(''));
+  });
+
+  it('in a file: every record of the turn fails while a directory stands at the path', async () => {
+    const path = join(dir, 'grouped-blocked.log');
+    mkdirSync(path);
+    const d = fileDevice(path);
+    const outcomes = await Promise.allSettled([d.write('a\n'), d.write('b\n')]);
+    expect(outcomes.map((o) => o.status === 'rejected' && String(o.reason))).toEqual([
+      expect.stringMatching(/EISDIR/),
+      expect.stringMatching(/EISDIR/),
+    ]);
   });
 });
 
