@@ -18,18 +18,21 @@ export function localApp(deps: Deps, engines: EngineModule[]): Hono {
   const apps = new Map<string, Hono>([['sys', sys]]);
   for (const e of engines) apps.set(e.type, createEngineApp(e, deps));
   apps.set('catalog', createCatalogApp(deps));
-  const app = new Hono();
-  app.all('*', (c) => {
+  const appFor = (request: Request): Hono => {
     // Routing reads the same decoded path every function routes and authorises on, so
     // `/v1/sy%73/mounts` is sys here as it is there.
     let name: string | undefined;
     try {
-      name = functionFor(decodedPath(c.req.url), deps.mounts);
+      name = functionFor(decodedPath(request.url), deps.mounts);
     } catch {
       name = undefined;
     }
-    // The server adaptor's env (the socket, for the audit log's remote address) goes along.
-    return (apps.get(name ?? 'sys') ?? sys).fetch(c.req.raw, c.env);
-  });
+    return apps.get(name ?? 'sys') ?? sys;
+  };
+  // A Hono app for its `request()` (the tests'), whose every request goes straight to the
+  // function's app: no router and no context of its own on the way (one fewer per request).
+  // The server adaptor's env (the socket, for the audit log's remote address) goes along.
+  const app = new Hono();
+  app.fetch = (request, env, ctx) => appFor(request).fetch(request, env, ctx);
   return app;
 }

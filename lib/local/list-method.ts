@@ -1,12 +1,10 @@
 /**
  * Node's HTTP parser refuses the LIST method that existing secrets-server clients send
  * (hvac, the reference CLI). The local server therefore reads each connection through this
- * rewriting stream (serve.ts): it frames each HTTP/1.1 request on the way in and rewrites a `LIST /p?q` request line to
+ * framer (serve.ts): it frames each HTTP/1.1 request on the way in and rewrites a `LIST /p?q` request line to
  * `GET /p?q&list=true` — the same operation by the contract — and passes everything else, and
  * all responses, through unchanged.
  */
-import { Transform, type TransformCallback } from 'node:stream';
-
 const MAX_HEAD = 64 * 1024;
 
 type State =
@@ -107,21 +105,6 @@ export class ListMethodFramer {
     this.pass(n);
     this.state = next(left - n);
     return true;
-  }
-}
-
-/** The framer as a stream Transform. */
-export class ListMethodRewriter extends Transform {
-  private readonly framer = new ListMethodFramer();
-
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    for (const b of this.framer.feed(chunk)) this.push(b);
-    done();
-  }
-
-  override _flush(done: TransformCallback): void {
-    for (const b of this.framer.flush()) this.push(b);
-    done();
   }
 }
 

@@ -2,14 +2,15 @@
  * Serves a fetch handler on loopback for the local service and tests: a TCP server whose
  * connections reach a node HTTP server through a rewriting stream that accepts the LIST method
  * (list-method.ts). The rewriting is in process: each accepted socket is wrapped in a duplex
- * that feeds the HTTP parser the rewritten bytes and writes answers straight to the socket
- * (node's HTTP server takes any duplex as a connection), with no second socket in between.
+ * that feeds the HTTP parser the socket's bytes, framed and rewritten as they arrive, and writes
+ * answers straight to the socket, an answer's parts in one write (node's HTTP server takes any
+ * duplex as a connection), with no second socket or stream in between.
  */
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
-import { ListMethodRewriter } from './list-method';
+import { ListMethodFramer } from './list-method';
 
 export interface Served {
   url: string;
@@ -54,10 +55,10 @@ export async function serve(fetch: FetchHandler, options: { port?: number; host?
  * timeout and keep-alive settings are the client's.
  */
 function rewritingConnection(client: Socket): Duplex {
-  const rewriter = new ListMethodRewriter();
+  const framer = new ListMethodFramer();
   const conn = new Duplex({
     read() {
-      rewriter.resume();
+      client.resume();
     },
     write(chunk: Buffer, _enc, done) {
       if (client.destroyed) return done(new Error('the client socket is closed'));
@@ -75,18 +76,20 @@ function rewritingConnection(client: Socket): Duplex {
     },
     destroy(err, done) {
       client.destroy();
-      rewriter.destroy();
       done(err);
     },
   });
-  rewriter.on('data', (d: Buffer) => {
-    if (!conn.push(d)) rewriter.pause();
+  // The parser reads what the framer passes on; the socket waits while the parser is behind.
+  const pass = (parts: Buffer[]) => parts.reduce((more, part) => conn.push(part) && more, true);
+  client.on('data', (d: Buffer) => {
+    if (!pass(framer.feed(d))) client.pause();
   });
-  rewriter.on('end', () => conn.push(null));
-  rewriter.on('error', (e) => conn.destroy(e));
+  client.on('end', () => {
+    pass(framer.flush());
+    conn.push(null);
+  });
   client.on('error', (e) => conn.destroy(e));
   client.on('close', () => conn.destroy());
-  client.pipe(rewriter);
   const socketLike = conn as Duplex & Record<string, unknown>;
   for (const name of ['remoteAddress', 'remotePort', 'remoteFamily', 'localAddress', 'localPort'] as const) {
     Object.defineProperty(socketLike, name, { get: () => client[name] });
