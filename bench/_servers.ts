@@ -65,6 +65,13 @@ export function startLocalServer(
   });
 }
 
+const CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+
+/** Throws unless an answer carries a PEM certificate (an issue's, over HTTP). */
+export function withCertificate(r: { body: Buffer }): void {
+  if (!r.body.includes(CERTIFICATE)) throw new Error(`answer without a certificate: ${r.body.toString().slice(0, 300)}`);
+}
+
 /** SIGTERM, then waits for the process to exit. */
 export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
@@ -73,8 +80,14 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** cfssl serve on one core (GOMAXPROCS=1) with a fresh EC CA in `dir`; undefined when golang-cfssl is not installed. */
-export async function startCfssl(dir: string): Promise<{ newcert: () => Promise<unknown>; stop: () => void } | undefined> {
+/**
+ * cfssl serve on one core (GOMAXPROCS=1) with a fresh EC CA in `dir`; undefined when golang-cfssl
+ * is not installed. `newcert` asks for a new EC P-256 key and its certificate and throws unless
+ * the answer is a success with both in it (HTTP 200 only is not enough: cfssl's envelope says).
+ */
+export async function startCfssl(
+  dir: string,
+): Promise<{ newcert: () => Promise<unknown>; pid: number | undefined; stop: () => void } | undefined> {
   try {
     execFileSync('cfssl', ['version'], { stdio: 'ignore' });
     execFileSync(
@@ -120,16 +133,23 @@ export async function startCfssl(dir: string): Promise<{ newcert: () => Promise<
     ],
     { stdio: 'ignore', env: { ...process.env, GOMAXPROCS: '1' } },
   );
-  const newcert = caller(
+  const call = caller(
     `http://127.0.0.1:${port}/api/v1/cfssl/newcert`,
     'POST',
     {},
     { request: { CN: 'www.example.com', hosts: ['www.example.com'], key: { algo: 'ecdsa', size: 256 } } },
   );
+  const newcert = async () => {
+    const r = await call();
+    if (!r.body.includes('"success":true') || !r.body.includes(CERTIFICATE) || !r.body.includes('-----BEGIN EC PRIVATE KEY-----')) {
+      throw new Error(`cfssl newcert answered without a certificate and an EC key: ${r.body.toString().slice(0, 300)}`);
+    }
+    return r;
+  };
   for (let i = 0; ; i++) {
     try {
       await newcert();
-      return { newcert, stop: () => child.kill() };
+      return { newcert, pid: child.pid, stop: () => child.kill() };
     } catch (e) {
       if (i > 100) {
         child.kill();

@@ -26,8 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { caller, median, send } from './_http';
-import { rateFor } from './_rate';
-import { startCfssl, startLocalServer, stopChild } from './_servers';
+import { rateAndCpu, rateFor } from './_rate';
+import { startCfssl, startLocalServer, stopChild, withCertificate } from './_servers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -73,9 +73,13 @@ async function prepare(s: Server, userKey: string, label: string): Promise<Load>
   await post('ssh/config/ca', { key_type: 'ed25519' })();
   await post('ssh/roles/bench', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', ttl: '30m' })();
   let next = 0;
+  const issue = (role: string) => {
+    const call = post(`pki/issue/${role}`, { common_name: 'www.example.com' });
+    return async () => withCertificate(await call());
+  };
   return {
-    issueNoStore: post('pki/issue/nostore', { common_name: 'www.example.com' }),
-    issueStored: post('pki/issue/stored', { common_name: 'www.example.com' }),
+    issueNoStore: issue('nostore'),
+    issueStored: issue('stored'),
     sshSign: post('ssh/sign/bench', { public_key: userKey, valid_principals: 'alice' }),
     kvPut: async () => {
       const r = await send(
@@ -127,12 +131,20 @@ async function compare(dir: string, userKey: string): Promise<Record<string, num
     if (cfssl) await rateFor(1, 4, cfssl.newcert);
 
     const got: Record<string, number[]> = {};
-    const add = (k: string, v: number) => (got[k] ??= []).push(v);
+    /** Server CPU µs per request, and the cores cfssl kept busy, per round. */
+    const cpu: Record<string, number[]> = {};
+    const add = (k: string, v: { rate: number; cpuUs: number | undefined; cores?: number | undefined }) => {
+      (got[k] ??= []).push(v.rate);
+      if (v.cpuUs !== undefined) (cpu[k] ??= []).push(v.cpuUs);
+      if (k === 'cfssl' && v.cores !== undefined) (cpu[`${k}:cores`] ??= []).push(v.cores);
+    };
     for (let r = 0; r < ROUNDS; r++) {
       for (const store of STORES) {
-        for (const { metric, clients } of METRICS) add(`${store}:${metric}`, await rateFor(SECONDS, clients, loads[store][metric]));
+        for (const { metric, clients } of METRICS) {
+          add(`${store}:${metric}`, await rateAndCpu(SECONDS, clients, loads[store][metric], servers[store].child.pid));
+        }
       }
-      if (cfssl) add('cfssl', await rateFor(SECONDS, 4, cfssl.newcert));
+      if (cfssl) add('cfssl', await rateAndCpu(SECONDS, 4, cfssl.newcert, cfssl.pid));
     }
     for (const { metric, label } of METRICS) {
       for (const store of STORES) figures[`${label} [${store}] (req/s)`] = median(got[`${store}:${metric}`]!);
@@ -146,7 +158,21 @@ async function compare(dir: string, userKey: string): Promise<Record<string, num
       figures['HTTP issue no_store [level] / cfssl, per-round ratio (x100)'] =
         100 * median(got.cfssl!.map((c, i) => got['level:issueNoStore']![i]! / c));
     }
+    // What each server spends per request (CPU, all threads): its rate if it had a core to itself.
+    if (cpu['level:issueNoStore']) figures['server CPU per HTTP issue no_store [level] (us)'] = median(cpu['level:issueNoStore']);
+    if (cpu.cfssl) {
+      figures['server CPU per cfssl newcert (us)'] = median(cpu.cfssl);
+      figures['cores cfssl kept busy (x100; GOMAXPROCS=1: at most ~100)'] = 100 * median(cpu['cfssl:cores']!);
+      if (cpu['level:issueNoStore']) {
+        figures['cfssl CPU / no_store issue CPU per request, per round (x100)'] =
+          100 * median(cpu.cfssl.map((c, i) => c / cpu['level:issueNoStore']![i]!));
+      }
+    }
     for (const [k, v] of Object.entries(got)) console.log(`rounds ${k}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
+    for (const [k, v] of Object.entries(cpu))
+      console.log(
+        `rounds ${k} (${k.endsWith(':cores') ? 'x100' : 'CPU us/req'}): ${v.map((x) => (k.endsWith(':cores') ? 100 * x : x).toFixed(0)).join(' ')}`,
+      );
   } finally {
     cfssl?.stop();
     for (const store of STORES) await stopServer(servers[store]);
