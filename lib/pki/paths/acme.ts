@@ -63,6 +63,12 @@ const signed =
       run(scope, await authenticate(scope, req.body, req.contentType, requestUrl(scope, req.path), signer), params),
     );
 
+/** A POST-as-GET: the payload must be empty (RFC 8555 section 6.3). */
+const asGet = (r: SignedRequest) => {
+  if (r.payloadText !== '') throw new AcmeProblem('malformed', 'this resource is read by POST-as-GET: the payload must be empty');
+  return r;
+};
+
 /** A POST by an account (with the always-required EAB rule applied). */
 const byAccount = (run: (scope: AcmeScope, r: SignedRequest, params: Params) => Promise<AcmeAnswer>) =>
   signed('kid', (scope, r, params) => {
@@ -107,7 +113,7 @@ const ENDPOINTS: Endpoint[] = [
     path: 'account/:id/orders',
     fields: { id: id('account') },
     help: "The account's orders.",
-    write: byAccount((scope, r, p) => accountOrders(scope, r, p.id!)),
+    write: byAccount((scope, r, p) => accountOrders(scope, asGet(r), p.id!)),
   },
   {
     path: 'key-change',
@@ -119,7 +125,7 @@ const ENDPOINTS: Endpoint[] = [
     path: 'order/:id',
     fields: { id: id('order') },
     help: 'An order.',
-    write: byAccount((scope, r, p) => getOrder(scope, r.account!.value, p.id!)),
+    write: byAccount((scope, r, p) => getOrder(scope, asGet(r).account!.value, p.id!)),
   },
   {
     path: 'order/:id/finalize',
@@ -131,7 +137,7 @@ const ENDPOINTS: Endpoint[] = [
     path: 'order/:id/cert',
     fields: { id: id('order') },
     help: 'The certificate of a valid order, with its chain (application/pem-certificate-chain).',
-    write: byAccount((scope, r, p) => certificate(scope, r.account!.value, p.id!)),
+    write: byAccount((scope, r, p) => certificate(scope, asGet(r).account!.value, p.id!)),
   },
   {
     path: 'authorization/:id',

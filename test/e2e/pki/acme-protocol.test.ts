@@ -457,3 +457,92 @@ describe('tidy_acme', () => {
     expect((await admin('LIST', 'certs')).json!.data.keys.length).toBeGreaterThan(0);
   });
 });
+
+describe('hostile input', () => {
+  it('answers malformed headers, keys, payloads and paths with 4xx problem documents, never a 5xx', async () => {
+    const odd: unknown[] = [
+      null,
+      true,
+      0,
+      -1,
+      1e309,
+      '',
+      'x'.repeat(5000),
+      [],
+      {},
+      { __proto__: { a: 1 } },
+      '__proto__',
+      '../..',
+      '\u0000',
+      '😀',
+    ];
+    let seed = 7;
+    const pick = <T>(xs: T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2147483648) % xs.length]!;
+    const a = await account();
+    const o = await order(a, ['f.acme.test']);
+    const targets = [
+      'acme/new-account',
+      'acme/new-order',
+      rel(o.url),
+      `${rel(o.url)}/finalize`,
+      'acme/key-change',
+      'acme/revoke-cert',
+      rel(a.kid),
+    ];
+    const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+    for (let i = 0; i < 150; i++) {
+      const target = pick(targets);
+      const url = `${BASE}/${target}`;
+      const n = await nonce();
+      const kind = i % 5;
+      let body: string;
+      if (kind === 0) {
+        // A valid signature over an odd payload.
+        const payload = {
+          identifiers: pick(odd),
+          csr: pick(odd),
+          certificate: pick(odd),
+          contact: pick(odd),
+          status: pick(odd),
+          reason: pick(odd),
+          account: pick(odd),
+          oldKey: pick(odd),
+          onlyReturnExisting: pick(odd),
+          externalAccountBinding: pick(odd),
+        };
+        body = JSON.stringify(await jws(a.key, url, payload, { kid: a.kid, nonce: n }));
+      } else if (kind === 1) {
+        body = JSON.stringify({
+          protected: b64({
+            alg: pick(['ES256', 'RS256', 'EdDSA', ...odd]),
+            jwk: pick([...odd, { kty: 'EC', crv: 'P-256', x: pick(odd), y: 'AA' }, { kty: 'RSA', n: 'AQAB', e: 'AQAB' }]),
+            url,
+            nonce: n,
+          }),
+          payload: b64({}),
+          signature: 'AAAA',
+        });
+      } else if (kind === 2) {
+        body = JSON.stringify({
+          protected: b64({
+            alg: 'ES256',
+            kid: pick([...odd, `${BASE}/acme/account/${'0'.repeat(36)}`, `${a.kid}/../x`]),
+            url: pick([url, ...odd]),
+            nonce: pick([n, ...odd]),
+          }),
+          payload: b64(pick(odd)),
+          signature: pick(['', 'A', '!!']),
+        });
+      } else if (kind === 3) {
+        body = JSON.stringify(await jws(a.key, url, pick(odd), { kid: a.kid, nonce: n }));
+      } else {
+        body = pick(['{', '"x"', '[]', '{"protected":null,"payload":null,"signature":null}', 'x'.repeat(100_000)]);
+      }
+      const path = i % 11 === 0 ? `acme/order/${encodeURIComponent(pick(['%00', '..', '__proto__', 'x'.repeat(300)]))}` : target;
+      const r = await call(svc.app, 'POST', `/v1/pki/${path}`, { raw: body, headers: { 'content-type': 'application/jose+json' } });
+      expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBeLessThan(500);
+      expect(r.status, `${path} ${kind}: ${r.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+      if (r.status !== 404 || r.json?.type) expect(r.json?.type, r.text.slice(0, 200)).toMatch(/^urn:ietf:params:acme:error:/);
+    }
+  });
+});
