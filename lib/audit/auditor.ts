@@ -11,7 +11,7 @@
 import { HttpError } from '../errors';
 import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
-import { hashedJson, hashWith, quote, type AuditHasher } from './hasher';
+import { hashLiteral, jsonWith, type AuditHasher } from './hasher';
 
 /** What is known of a request by the time it is recorded; not changed after (its response record repeats its rendering). */
 export interface AuditRequest {
@@ -119,7 +119,7 @@ export class RecordWriter {
     private readonly devices: readonly AuditDevice[],
     key: Buffer,
   ) {
-    this.hashes = new RepeatedHashes((s) => hashWith(key, s));
+    this.hashes = new RepeatedHashes((s) => hashLiteral(key, s));
   }
 
   async write(
@@ -134,21 +134,24 @@ export class RecordWriter {
     else this.heads.delete(req.id);
     const lines: { raw?: string; hashed?: string } = {};
     const render = (mode: 'raw' | 'hashed'): string => {
-      const hash = mode === 'raw' ? clear : this.hashes.forRecord();
-      const head = (heads[mode] ??= `"auth":${authOf(req, hash)},"request":${requestOf(req, hash)}`);
+      const lit = mode === 'raw' ? clear : this.hashes.forRecord();
+      const head = (heads[mode] ??= `"auth":${authOf(req, lit)},"request":${requestOf(req, lit)}`);
       if (lines[mode] !== undefined) return lines[mode];
       if (kind === 'request') return (lines[mode] = `{"type":"request","time":"${time}",${head}}\n`);
       const tail = error ? `,"error":${JSON.stringify(error)}` : '';
       return (lines[mode] =
-        `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res ?? { status: 0 }, hash)}${tail}}\n`);
+        `{"type":"response","time":"${time}",${head},"response":${responseOf(req, res ?? { status: 0 }, lit)}${tail}}\n`);
     };
-    const writes = this.devices.map((d) => {
+    const mode = (d: AuditDevice) => (d.options.log_raw === 'true' ? 'raw' : 'hashed');
+    if (this.devices.length === 1) {
+      const d = this.devices[0]!;
       try {
-        return d.write(render(d.options.log_raw === 'true' ? 'raw' : 'hashed'));
+        return await d.write(render(mode(d)));
       } catch (e) {
-        return Promise.reject(e);
+        throw new AuditUnavailable(e);
       }
-    });
+    }
+    const writes = this.devices.map(async (d) => d.write(render(mode(d))));
     const outcomes = await Promise.allSettled(writes);
     if (!outcomes.some((o) => o.status === 'fulfilled')) {
       throw new AuditUnavailable(outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')?.reason);
@@ -156,10 +159,11 @@ export class RecordWriter {
   }
 }
 
-const clear = (s: string) => s;
+/** A log_raw device's string literal: the value itself. */
+const clear = (s: string) => JSON.stringify(s);
 
 /**
- * HMACs by value: within a record every value is hashed once (a token and its accessor appear
+ * HMACs by value (as the JSON literals the records hold): within a record every value is hashed once (a token and its accessor appear
  * twice, a CA in `issuing_ca` and `ca_chain`), and a value repeated within a record is kept for
  * the records that follow (a client's token and accessor, the issuing CA), up to a bound.
  * Values seen once (a private key, a serial) are not kept beyond their record.
@@ -199,12 +203,12 @@ export class RepeatedHashes {
 }
 
 /** `{"client_token":…,"accessor":…,…}`: the token's secrets as HMACs, what it may do readable. */
-function authOf(req: AuditRequest, hash: (s: string) => string): string {
+function authOf(req: AuditRequest, lit: (s: string) => string): string {
   const p = req.principal;
-  let out = req.clientToken ? `"client_token":${quote(hash(req.clientToken))}` : '';
+  let out = req.clientToken ? `"client_token":${lit(req.clientToken)}` : '';
   if (p) {
     const policies = JSON.stringify(p.policies);
-    out += `${out ? ',' : ''}"accessor":${quote(hash(p.accessor))}`;
+    out += `${out ? ',' : ''}"accessor":${lit(p.accessor)}`;
     if (p.displayName !== undefined) out += `,"display_name":${JSON.stringify(p.displayName)}`;
     out += `,"policies":${policies},"token_policies":${policies}`;
     const meta = p.snapshot?.meta;
@@ -214,12 +218,12 @@ function authOf(req: AuditRequest, hash: (s: string) => string): string {
   return `{${out}}`;
 }
 
-function requestOf(req: AuditRequest, hash: (s: string) => string): string {
+function requestOf(req: AuditRequest, lit: (s: string) => string): string {
   let out = `{"id":${JSON.stringify(req.id)},"operation":${JSON.stringify(req.operation)},"mount_type":${JSON.stringify(req.mountType)},"mount_point":${JSON.stringify(req.mountPoint)}`;
-  if (req.clientToken) out += `,"client_token":${quote(hash(req.clientToken))}`;
-  if (req.principal) out += `,"client_token_accessor":${quote(hash(req.principal.accessor))}`;
+  if (req.clientToken) out += `,"client_token":${lit(req.clientToken)}`;
+  if (req.principal) out += `,"client_token_accessor":${lit(req.principal.accessor)}`;
   out += `,"path":${JSON.stringify(req.path)}`;
-  if (req.data !== undefined) out += `,"data":${hashedJson(req.data, hash, req.clearKeys)}`;
+  if (req.data !== undefined) out += `,"data":${jsonWith(req.data, lit, req.clearKeys)}`;
   if (req.remoteAddress) out += `,"remote_address":${JSON.stringify(req.remoteAddress)}`;
   if (req.userAgent) out += `,"user_agent":${JSON.stringify(req.userAgent)}`;
   return `${out}}`;
@@ -238,18 +242,18 @@ const AUTH_CLEAR = [
   'num_uses',
 ];
 
-function responseOf(req: AuditRequest, res: AuditResponse, hash: (s: string) => string): string {
+function responseOf(req: AuditRequest, res: AuditResponse, lit: (s: string) => string): string {
   let out = `{"mount_type":${JSON.stringify(req.mountType)},"mount_point":${JSON.stringify(req.mountPoint)},"status_code":${JSON.stringify(res.status)}`;
   if (res.raw) {
     const body = typeof res.raw.body === 'string' ? res.raw.body : Buffer.from(res.raw.body).toString('base64');
-    out += `,"data":${JSON.stringify({ http_content_type: res.raw.contentType, http_raw_body: hash(body), http_status_code: res.status })}`;
+    out += `,"data":{"http_content_type":${JSON.stringify(res.raw.contentType)},"http_raw_body":${lit(body)},"http_status_code":${res.status}}`;
   } else if (res.data !== undefined && res.data !== null) {
-    out += `,"data":${hashedJson(res.data, hash, res.clearKeys)}`;
+    out += `,"data":${jsonWith(res.data, lit, res.clearKeys)}`;
   }
   if (res.leaseId) out += `,"secret":${JSON.stringify({ lease_id: res.leaseId })}`;
   // A token's secrets (client_token, accessor) as HMACs; what it may do stays readable.
-  if (res.auth) out += `,"auth":${hashedJson(res.auth, hash, AUTH_CLEAR)}`;
-  if (res.wrapInfo) out += `,"wrap_info":${hashedJson(res.wrapInfo, hash)}`;
+  if (res.auth) out += `,"auth":${jsonWith(res.auth, lit, AUTH_CLEAR)}`;
+  if (res.wrapInfo) out += `,"wrap_info":${jsonWith(res.wrapInfo, lit)}`;
   if (res.warnings?.length) out += `,"warnings":${JSON.stringify(res.warnings)}`;
   return `${out}}`;
 }

@@ -57,6 +57,11 @@ export function hashWith(key: Buffer, value: string): string {
   return PREFIX + createHmac('sha256', key).update(value).digest('hex');
 }
 
+/** hashWith as a JSON string literal (`"hmac-sha256:<hex>"`: nothing in it needs escaping). */
+export function hashLiteral(key: Buffer, value: string): string {
+  return `"${PREFIX}${createHmac('sha256', key).update(value).digest('hex')}"`;
+}
+
 /**
  * The JSON text of `value` with every string replaced by its HMAC: in objects and arrays at any
  * depth, except the values of top-level keys listed in `clear` (the mount's non-HMAC keys).
@@ -66,21 +71,29 @@ export function hashWith(key: Buffer, value: string): string {
  * undefined and functions are left out of objects and are null in arrays.
  */
 export function hashedJson(value: unknown, hash: (s: string) => string, clear: readonly string[] = []): string {
+  return jsonWith(value, (s) => quote(hash(s)), clear);
+}
+
+/**
+ * hashedJson with `literal` giving each string's JSON text, already quoted: the audit records
+ * pass `"hmac-sha256:<hex>"` (no escaping to check) or, on a log_raw device, the string itself.
+ */
+export function jsonWith(value: unknown, literal: (s: string) => string, clear: readonly string[] = []): string {
   const walk = (v: unknown, depth: number): string | undefined => {
-    if (typeof v === 'string') return quote(hash(v));
-    if (v instanceof Uint8Array) return quote(hash(Buffer.from(v).toString('base64')));
+    if (typeof v === 'string') return literal(v);
+    if (v instanceof Uint8Array) return literal(Buffer.from(v).toString('base64'));
     if (typeof v === 'bigint') return quote(v.toString());
     if (v === null || typeof v !== 'object') return JSON.stringify(v);
     if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return walk((v as { toJSON: () => unknown }).toJSON(), depth);
-    if (depth > 32) return quote(hash(JSON.stringify(v) ?? ''));
+    if (depth > 32) return literal(JSON.stringify(v) ?? '');
     if (Array.isArray(v)) return `[${v.map((x) => walk(x, depth + 1) ?? 'null').join(',')}]`;
-    const parts: string[] = [];
+    let out = '';
     for (const k of Object.keys(v)) {
       const x = (v as Record<string, unknown>)[k];
       const text = depth === 0 && clear.includes(k) ? JSON.stringify(x) : walk(x, depth + 1);
-      if (text !== undefined) parts.push(`${quote(k)}:${text}`);
+      if (text !== undefined) out += `${out ? ',' : ''}${quote(k)}:${text}`;
     }
-    return `{${parts.join(',')}}`;
+    return `{${out}}`;
   };
   return walk(value, 0) ?? 'null';
 }
