@@ -37,7 +37,12 @@ async function revokedEntries(part: Partition, disabled: boolean, caId: string):
   do {
     const page = await part.queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const i of page.items) {
-      if (await issuedByCa(part, i.value, caId)) out.push({ serial: Buffer.from(i.value.serial, 'hex'), revokedAt: i.value.revokedAt });
+      if (await issuedByCa(part, i.value, caId))
+        out.push({
+          serial: Buffer.from(i.value.serial, 'hex'),
+          revokedAt: i.value.revokedAt,
+          ...(i.value.reason ? { reason: i.value.reason } : {}),
+        });
     }
     cursor = page.cursor;
   } while (cursor);

@@ -16,8 +16,8 @@ import { onePem } from './pem';
 import { serialKey } from './serial';
 import { expiryIndexSort, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
-/** Returns the revocation time in milliseconds (the first one when already revoked); NotFoundError when no such certificate is stored. */
-export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer): Promise<number> {
+/** `reason`: an RFC 5280 CRLReason for the CRL entry (0: unspecified, none written). Returns the revocation time in milliseconds (the first one when already revoked); NotFoundError when no such certificate is stored. */
+export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, reason = 0): Promise<number> {
   const key = serialKey(serial);
   const ca = await readCa(part);
   if (ca?.certificate && serialKey(parseCertificate(onePem(ca.certificate, ['CERTIFICATE'], 'the CA certificate')).serial) === key) {
@@ -26,7 +26,13 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer):
   const cert = await part.get<CertRecord>(certKey(serial));
   if (!cert) throw new NotFoundError(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);
   const issuer = issuerIdOf(parseCertificate(Buffer.from(cert.value.der, 'base64')));
-  const record: RevokedRecord = { serial: key, revokedAt: deps.now(), notAfter: cert.value.notAfter, issuer };
+  const record: RevokedRecord = {
+    serial: key,
+    revokedAt: deps.now(),
+    notAfter: cert.value.notAfter,
+    issuer,
+    ...(reason ? { reason } : {}),
+  };
   try {
     await part.put(`revoked/${key}`, record, {
       ifAbsent: true,

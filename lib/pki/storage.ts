@@ -42,6 +42,8 @@ export type RevokedRecord = {
   notAfter: number;
   /** The certificate's issuer (issuer-id.ts); absent on records of earlier versions. */
   issuer?: string;
+  /** RFC 5280 CRLReason when one was given (ACME revokeCert); absent: unspecified. */
+  reason?: number;
 };
 
 /** Index sort strings: zero-padded seconds, then the serial, so equal expiries stay distinct. */

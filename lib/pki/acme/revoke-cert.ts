@@ -1,7 +1,7 @@
 /**
  * revokeCert (RFC 8555 section 7.6): signed by the account that ordered the certificate, or by
  * the certificate's own key (a `jwk` request). Revocation is the engine's (revoke.ts): the CRL
- * is rebuilt. Reason codes are not recorded on this CA's CRL, so only "unspecified" (0) is taken.
+ * is rebuilt, its entry carrying the reason code given (none for 0, unspecified).
  */
 import { createPublicKey } from 'node:crypto';
 import { BadRequest } from '../../errors';
@@ -19,8 +19,10 @@ export async function revokeCert(scope: AcmeScope, r: SignedRequest): Promise<Ac
   const p = r.payload;
   if (!p || typeof p.certificate !== 'string' || !/^[A-Za-z0-9_-]+$/.test(p.certificate))
     throw malformed('revokeCert needs "certificate": base64url DER');
-  if (p.reason !== undefined && p.reason !== 0)
-    throw new AcmeProblem('badRevocationReason', 'this CA records revocations without a reason code: send reason 0 (unspecified) or none');
+  const reason = p.reason ?? 0;
+  // RFC 5280 CRLReason: 0-10, 7 unused; 8 (removeFromCRL) only in delta CRLs, which this CA does not publish.
+  if (typeof reason !== 'number' || !Number.isInteger(reason) || reason < 0 || reason > 10 || reason === 7 || reason === 8)
+    throw new AcmeProblem('badRevocationReason', 'reason must be an RFC 5280 reason code: 0-6, 9 or 10');
   let cert: ParsedCert;
   try {
     cert = parseCertificate(Buffer.from(p.certificate, 'base64url'));
@@ -38,7 +40,7 @@ export async function revokeCert(scope: AcmeScope, r: SignedRequest): Promise<Ac
     if ((await thumbprint(certKey)) !== (await thumbprint(r.jwk!))) throw unauthorized('the JWS key is not the certificate key');
   }
   try {
-    await revokeSerial(scope.deps, scope.part, cert.serial);
+    await revokeSerial(scope.deps, scope.part, cert.serial, reason);
   } catch (e) {
     if (e instanceof BadRequest) throw unauthorized(e.message);
     throw e;

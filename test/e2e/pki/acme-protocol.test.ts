@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { startDnsFake, type DnsFake } from '../../fakes/dns/server';
 import { freePort } from '../../helpers/local-child';
-import { verifyChain } from '../../helpers/openssl';
+import { text, verifyChain } from '../../helpers/openssl';
 import { call, createTestService, type TestService } from '../../helpers/service';
 
 let svc: TestService;
@@ -312,8 +312,13 @@ describe('orders', () => {
     const ck = await importPKCS8(certKey.toString(), 'RS256', { extractable: true });
     const { createPublicKey } = await import('node:crypto');
     const certJwk = createPublicKey(certKey.toString()).export({ format: 'jwk' }) as JWK;
-    const byKey = await post('acme/revoke-cert', { priv: ck, jwk: certJwk, alg: 'RS256' }, { certificate: leafDer });
+    expect((await post('acme/revoke-cert', a.key, { certificate: leafDer, reason: 7 }, { kid: a.kid })).json).toMatchObject({
+      type: 'urn:ietf:params:acme:error:badRevocationReason',
+    });
+    const byKey = await post('acme/revoke-cert', { priv: ck, jwk: certJwk, alg: 'RS256' }, { certificate: leafDer, reason: 1 });
     expect(byKey.status, byKey.text).toBe(200);
+    const crl = await call(svc.app, 'GET', '/v1/pki/crl/pem');
+    expect(text(crl.text, 'crl')).toMatch(/Key Compromise/);
     expect((await post('acme/revoke-cert', a.key, { certificate: leafDer }, { kid: a.kid })).json).toMatchObject({
       type: 'urn:ietf:params:acme:error:alreadyRevoked',
     });
