@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { text } from '../../helpers/openssl';
 import { checkIssued, clientDir, crlSerials, DNS_HOOK, runClient, startAcmeService, type AcmeService } from '../../helpers/acme';
 
 let svc: AcmeService;
@@ -93,14 +94,16 @@ describe('certbot', () => {
     expect(svc.dns.records().filter((r) => r.type === 'TXT')).toEqual([]);
   });
 
-  it('renews a certificate and revokes it; the serial lands on the CRL', async () => {
+  it('renews a certificate and revokes it with a reason; the serial lands on the CRL with that reason', async () => {
     const before = checkIssued(live('web', 'cert.pem'), svc.caPem).serial;
     expect(await certbot(['renew', '--cert-name', 'web', '--force-renewal', '--no-random-sleep-on-renew'])).toMatch(/renewals succeeded/);
     const renewed = checkIssued(live('web', 'fullchain.pem'), svc.caPem);
     expect(renewed.verify).toMatchObject({ ok: true });
     expect(renewed.serial).not.toBe(before);
 
-    await certbot(['revoke', '--server', svc.directory, '--cert-name', 'web', '--no-delete-after-revoke']);
+    await certbot(['revoke', '--server', svc.directory, '--cert-name', 'web', '--no-delete-after-revoke', '--reason', 'keycompromise']);
     expect(await crlSerials(svc)).toContain(renewed.serial);
+    const crl = await fetch(`${svc.url}/v1/pki/crl/pem`).then((r) => r.text());
+    expect(text(crl, 'crl')).toMatch(/Key Compromise/);
   });
 });
