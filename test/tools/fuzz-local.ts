@@ -3,7 +3,7 @@
  *   npm run fuzz -- [--seconds 180] [--seed 1] [--concurrency 8]
  * The root token would be revoked by the fuzzer within seconds (auth/token/revoke-self), which
  * leaves it testing only the 403 path; so it fuzzes with a token whose policy allows everything
- * except revoking or re-scoping that token.
+ * except revoking or re-scoping that token. The pki mount gets a CA and ACME enabled first.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -46,6 +46,16 @@ const created = await fetch(`${svc.url}/v1/auth/token/create`, {
   body: JSON.stringify({ policies: ['fuzzer'], ttl: '24h', no_default_policy: true }),
 });
 const token = ((await created.json()) as { auth: { client_token: string } }).auth.client_token;
+
+// A CA and the ACME server on, so the ACME paths are fuzzed past their "disabled" answer.
+for (const [path, body] of [
+  ['pki/root/generate/internal', { common_name: 'fuzz root', key_type: 'ec' }],
+  ['pki/config/cluster', { path: `${svc.url}/v1/pki` }],
+  ['pki/config/acme', { enabled: true }],
+] as const) {
+  const r = await fetch(`${svc.url}/v1/${path}`, { method: 'POST', headers: { 'x-svc-token': root }, body: JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`${path} failed: ${r.status}`);
+}
 
 const args = process.argv.slice(2);
 // Asynchronously: the service under test runs in this very process.
