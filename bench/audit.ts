@@ -6,10 +6,13 @@
  * response record per call, every string HMAC'd). The same keep-alive node:http client
  * (bench/_http.ts) measures them in interleaved rounds: EC P-256 `issue` on a `no_store` role
  * and on a stored one, 4 clients. Medians are reported; ratios are medians of per-round ratios.
+ * Besides req/s: each server's CPU time per request (all threads, and the main thread) and its
+ * write(2) calls per request (/proc/<pid>/io: the answer's, and the audit's grouped appends).
  *
  *   npx tsx bench/audit.ts                     (BENCH_ROUNDS=5, BENCH_SECONDS=2 per measurement)
  *   BENCH_AUDIT_DEVICES=file:/dev/shm/audit.log npx tsx bench/audit.ts
- *       audits to the devices named instead of the local default (here a file on tmpfs)
+ *       audits to the devices named instead of the local default (here a file on tmpfs;
+ *       BENCH_AUDIT_DEVICES=stdout: the deployed default, the bench reading the server's stdout)
  *   BENCH_PROFILE=/tmp/prof npx tsx bench/audit.ts
  *       then also profiles (node --cpu-prof) an audited server (BENCH_PROFILE_MODE=off: one
  *       without audit) under no_store issue alone for 10 s and prints the top self times and the
@@ -61,9 +64,16 @@ function cpuMs(pid: number, tid?: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** write(2) calls so far (/proc/<pid>/io syscw): the response's, and the audit device's. */
+function writeCalls(pid: number): number {
+  return Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+}
+
 interface Sample {
   /** Requests per second, wall clock. */
   rate: number;
+  /** write(2) calls per request: one for the answer, and the audit device's share of its grouped appends. */
+  writes: number;
   /** Server CPU per request (µs), all threads: what a saturated server would be bound by. */
   cpuUs: number;
   /** The main (JavaScript) thread's share of it (µs); the rest is GC helpers, the thread pool, the compiler. */
@@ -74,12 +84,18 @@ async function measure(s: Server, seconds: number, one: () => Promise<unknown>):
   const pid = s.child.pid!;
   const before = cpuMs(pid);
   const mainBefore = cpuMs(pid, pid);
+  const writesBefore = writeCalls(pid);
   let n = 0;
   const rate = await rateFor(seconds, CLIENTS, async () => {
     await one();
     n++;
   });
-  return { rate, cpuUs: ((cpuMs(pid) - before) * 1000) / n, mainUs: ((cpuMs(pid, pid) - mainBefore) * 1000) / n };
+  return {
+    rate,
+    writes: (writeCalls(pid) - writesBefore) / n,
+    cpuUs: ((cpuMs(pid) - before) * 1000) / n,
+    mainUs: ((cpuMs(pid, pid) - mainBefore) * 1000) / n,
+  };
 }
 
 interface Load {
@@ -124,6 +140,10 @@ export interface AuditBenchResult {
     (typeof LOADS)[number],
     Figures & { offCapacity: number; onCapacity: number; capacityRatio: number; offMainUs: number; onMainUs: number }
   >;
+  /** Median write(2) calls per request, off and on. */
+  writes: Record<(typeof LOADS)[number], { off: number; on: number }>;
+  /** The audit devices of the audited server. */
+  devices: string;
   withinTarget: boolean;
 }
 
@@ -151,6 +171,7 @@ export async function run(): Promise<AuditBenchResult> {
     }
     const rates = {} as AuditBenchResult['rates'];
     const cpu = {} as AuditBenchResult['cpu'];
+    const writes = {} as AuditBenchResult['writes'];
     for (const load of LOADS) {
       const { off, on } = samples[load];
       rates[load] = figures(
@@ -165,6 +186,7 @@ export async function run(): Promise<AuditBenchResult> {
         off.map((x) => x.mainUs),
         on.map((x) => x.mainUs),
       );
+      writes[load] = { off: r3(median(off.map((x) => x.writes))), on: r3(median(on.map((x) => x.writes))) };
       cpu[load] = {
         ...c,
         offCapacity: Math.round(1e6 / c.off),
@@ -180,6 +202,8 @@ export async function run(): Promise<AuditBenchResult> {
       clients: CLIENTS,
       rates,
       cpu,
+      writes,
+      devices: process.env.BENCH_AUDIT_DEVICES ?? 'the local default, file:DATA_DIR/audit.log',
       withinTarget: LOADS.every((l) => rates[l].ratio >= TARGET_RATIO),
     };
   } finally {
@@ -219,7 +243,7 @@ async function profile(dir: string, mode: Mode): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const r = await run();
   console.log(
-    `audit off vs on (file device), HTTP pki/issue EC P-256, ${r.clients} clients, ${r.rounds} interleaved rounds of ${r.seconds} s`,
+    `audit off vs on (${r.devices}), HTTP pki/issue EC P-256, ${r.clients} clients, ${r.rounds} interleaved rounds of ${r.seconds} s`,
   );
   for (const load of LOADS) {
     const x = r.rates[load];
@@ -235,6 +259,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
     );
     console.log(`  ${''.padEnd(8)} of which the main thread: off ${x.offMainUs} µs, on ${x.onMainUs} µs`);
   }
+  console.log('write(2) calls per request (the answer, and the audit appends grouped per event-loop turn):');
+  for (const load of LOADS) console.log(`  ${load.padEnd(8)} off ${r.writes[load].off}   on ${r.writes[load].on}`);
   console.log(`target on/off >= ${TARGET_RATIO} (req/s): ${r.withinTarget ? 'met' : 'NOT met'}`);
   console.log(JSON.stringify(r));
   if (process.env.BENCH_PROFILE) {
