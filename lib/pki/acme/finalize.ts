@@ -89,7 +89,8 @@ function checkCsrNames(csr: ParsedCsr, order: OrderRecord): { commonName: string
   const csrIps = csr.sans.ip.map((x) => (x.includes(':') ? new URL(`http://[${x}]/`).hostname.slice(1, -1) : x));
   if (sortedKey(asked) !== sortedKey(dns) || sortedKey(csrIps) !== sortedKey(ip))
     throw new AcmeProblem('badCSR', "the CSR's names differ from the order's identifiers");
-  return { commonName: cn ?? dns[0] ?? '', dns, ip };
+  // A CN that is an IP address stays out of the subject: IP addresses are iPAddress SANs.
+  return { commonName: cn && dns.includes(cn) ? cn : (dns[0] ?? ''), dns, ip };
 }
 
 export async function finalize(
@@ -111,7 +112,7 @@ export async function finalize(
   const names = checkCsrNames(csr, order.value);
 
   // Claim the order: one finalize signs.
-  const processing: OrderRecord = { ...order.value, status: 'processing' };
+  const processing: OrderRecord = { ...order.value, status: 'processing', started: scope.deps.now() };
   try {
     await scope.store.putOrder(processing, order.version);
   } catch {

@@ -53,9 +53,13 @@ export function authzObject(s: UrlScope, a: AuthzRecord, now: number): Record<st
   };
 }
 
+/** How long a finalization may take before an order left `processing` (its instance ended) is ready again. */
+export const STALE_FINALIZE_MS = 120_000;
+
 /** The order's status from its authorizations (pending until all are valid, then ready). */
 export function orderStatus(o: OrderRecord, authzs: AuthzRecord[], now: number): OrderRecord['status'] {
-  if (o.status === 'processing' || o.status === 'valid' || o.status === 'invalid') return o.status;
+  if (o.status === 'processing' && now - (o.started ?? 0) <= STALE_FINALIZE_MS) return 'processing';
+  if (o.status === 'valid' || o.status === 'invalid') return o.status;
   if (now > o.expires) return 'invalid';
   const statuses = authzs.map((a) => authzStatus(a, now));
   if (statuses.length !== o.authorizations.length || statuses.some((x) => x !== 'pending' && x !== 'valid')) return 'invalid';

@@ -52,6 +52,8 @@ export type OrderRecord = {
   identifiers: Identifier[];
   authorizations: string[];
   expires: number;
+  /** ms: when finalization started (an order left `processing` by an instance that ended is ready again after a while). */
+  started?: number;
   /** Requested notAfter (RFC 3339), if any. */
   notAfter?: string;
   /** The issued certificate's serial (hex key) and its chain, PEM, once valid. */

@@ -9,6 +9,8 @@ import acme from 'acme-client';
 import { createServer, type Server } from 'node:http';
 import { FlattenedSign, exportJWK, generateKeyPair, type JWK, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountPartition } from '../../../lib/mount-partition';
+import { AcmeStore } from '../../../lib/pki/acme/acme-store';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { startDnsFake, type DnsFake } from '../../fakes/dns/server';
 import { freePort } from '../../helpers/local-child';
@@ -322,6 +324,29 @@ describe('orders', () => {
     expect((await post('acme/revoke-cert', a.key, { certificate: leafDer }, { kid: a.kid })).json).toMatchObject({
       type: 'urn:ietf:params:acme:error:alreadyRevoked',
     });
+  });
+
+  it('an order left processing by an instance that ended is ready again after two minutes, and finalizes', async () => {
+    const a = await account();
+    const o = await order(a, ['b.acme.test']);
+    await solve(a, o);
+    const store = new AcmeStore(svc.deps, mountPartition(svc.deps, 'pki', 'pki'));
+    const id = o.url.split('/').pop()!;
+    const rec = (await store.order(id))!;
+    await store.putOrder({ ...rec.value, status: 'processing', started: svc.deps.now() }, rec.version);
+    expect((await post(rel(o.url), a.key, '', { kid: a.kid })).json!.status).toBe('processing');
+    const csr = await csrDer(['b.acme.test']);
+    expect((await post(rel(o.body.finalize as string), a.key, { csr }, { kid: a.kid })).json).toMatchObject({
+      type: 'urn:ietf:params:acme:error:orderNotReady',
+    });
+    shift = 3 * 60_000;
+    try {
+      expect((await post(rel(o.url), a.key, '', { kid: a.kid })).json!.status).toBe('ready');
+      const fin = await post(rel(o.body.finalize as string), a.key, { csr }, { kid: a.kid });
+      expect(fin.json!.status, fin.text).toBe('valid');
+    } finally {
+      shift = 0;
+    }
   });
 
   it('a wrong http-01 answer makes the authorization and the order invalid', async () => {
