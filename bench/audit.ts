@@ -13,6 +13,10 @@
  *   BENCH_AUDIT_DEVICES=file:/dev/shm/audit.log npx tsx bench/audit.ts
  *       audits to the devices named instead of the local default (here a file on tmpfs;
  *       BENCH_AUDIT_DEVICES=stdout: the deployed default, the bench reading the server's stdout)
+ *   BENCH_IN_PROCESS=1 npx tsx bench/audit.ts
+ *       only the audit log's own CPU, without HTTP: issue-shaped request and response records
+ *       (a root token, an EC certificate, CA, chain and key) through an Auditor and a file
+ *       device in the temporary directory, 4 in flight, 6 rounds of 4,000 pairs
  *   BENCH_PROFILE=/tmp/prof npx tsx bench/audit.ts
  *       then also profiles (node --cpu-prof) an audited server (BENCH_PROFILE_MODE=off: one
  *       without audit) under no_store issue alone for 10 s and prints the top self times and the
@@ -21,9 +25,14 @@
  * Target: audit on within 15% of audit off (ratio >= 0.85).
  */
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Auditor, type AuditRequest, type AuditResponse } from '../lib/audit/auditor';
+import { fileDevice } from '../lib/audit/devices';
+import type { AuditHasher } from '../lib/audit/hasher';
 import { caller, median } from './_http';
 import { rateFor } from './_rate';
 import { startLocalServer, stopChild } from './_servers';
@@ -240,7 +249,73 @@ async function profile(dir: string, mode: Mode): Promise<void> {
   console.log(`  lib/audit/* self time: ${((100 * audit) / total).toFixed(1)}%`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+/** CPU µs per request/response pair of issue-shaped records, through an Auditor and a file device (median of 5 rounds after one warm-up). */
+export async function inProcess(): Promise<number[]> {
+  const key = randomBytes(32);
+  const hasher = { ensureKey: () => Promise.resolve(key) } as unknown as AuditHasher;
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-bench-audit-'));
+  try {
+    const auditor = new Auditor([fileDevice(join(dir, 'audit.log'))], hasher);
+    const pem = (lines: number) =>
+      `-----BEGIN CERTIFICATE-----\n${Array.from({ length: lines }, () => randomBytes(48).toString('base64')).join('\n')}\n-----END CERTIFICATE-----\n`;
+    const ca = pem(9);
+    const token = `lk.${randomBytes(24).toString('base64url')}`;
+    const principal = { accessor: randomBytes(12).toString('base64url'), policies: ['root'], displayName: 'root', snapshot: {} };
+    const pool = Array.from({ length: 64 }, (): [AuditRequest, AuditResponse] => [
+      {
+        id: '',
+        operation: 'update',
+        mountType: 'pki',
+        mountPoint: 'pki/',
+        path: 'pki/issue/nostore',
+        data: { common_name: 'www.example.com' },
+        remoteAddress: '127.0.0.1',
+        clientToken: token,
+        principal,
+      },
+      {
+        status: 200,
+        data: {
+          certificate: pem(12),
+          issuing_ca: ca,
+          serial_number: randomBytes(20).toString('hex'),
+          expiration: 1795460509,
+          ca_chain: [ca],
+          private_key: pem(4),
+          private_key_type: 'ec',
+        },
+      },
+    ]);
+    const perPair: number[] = [];
+    const N = 4000;
+    for (let round = 0; round < 6; round++) {
+      const pairs = Array.from({ length: N }, (_, i) => [{ ...pool[i % 64]![0], id: `${round}-${i}` }, pool[i % 64]![1]] as const);
+      let next = 0;
+      const before = process.cpuUsage();
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (next < N) {
+            const [req, res] = pairs[next++]!;
+            await auditor.request(req);
+            await auditor.response(req, res, undefined);
+          }
+        }),
+      );
+      const used = process.cpuUsage(before);
+      if (round) perPair.push(Math.round(((used.user + used.system) / N) * 10) / 10);
+    }
+    return perPair;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href && process.env.BENCH_IN_PROCESS) {
+  const perPair = await inProcess();
+  console.log(
+    `audit log alone, in process: CPU µs per issue-shaped request/response pair: median ${median(perPair)} (rounds ${perPair.join(' ')})`,
+  );
+} else if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const r = await run();
   console.log(
     `audit off vs on (${r.devices}), HTTP pki/issue EC P-256, ${r.clients} clients, ${r.rounds} interleaved rounds of ${r.seconds} s`,
