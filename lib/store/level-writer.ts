@@ -2,10 +2,12 @@
  * Group commit for the embedded store: every write is a synchronous plan (read, check the
  * condition, stage puts and deletes) run one after another in this one process, so a
  * conditional read-modify-write never interleaves with another. The plans waiting while a
- * batch is being written run together next, each seeing what the earlier ones staged, and all
- * they staged goes to LevelDB as ONE atomic batch with one fsync (sync: true). A write's
- * promise settles only once its batch is on disk: an acknowledged write survives kill -9 (and
- * a power cut). A plan that throws (a failed condition) stages nothing.
+ * batch is being written run together next (after one turn of the event loop, so that the
+ * callers the last batch released can add their next writes), each seeing what the earlier
+ * ones staged, and all they staged goes to LevelDB as ONE atomic batch with one fsync
+ * (sync: true). A write's promise settles only once its batch is on disk: an acknowledged
+ * write survives kill -9 (and a power cut). A plan that throws (a failed condition) stages
+ * nothing.
  */
 import type { ClassicLevel } from 'classic-level';
 
@@ -57,7 +59,12 @@ export class GroupWriter {
 
   private async pump(): Promise<void> {
     try {
-      while (this.queue.length) await this.writeGroup(this.queue.splice(0, MAX_GROUP));
+      while (this.queue.length) {
+        // One turn of the event loop first: the callers the last batch released, and requests
+        // that arrived meanwhile, stage their writes in this group instead of the next one.
+        await new Promise((r) => setImmediate(r));
+        await this.writeGroup(this.queue.splice(0, MAX_GROUP));
+      }
     } finally {
       // Reached synchronously after the last emptiness check: no write can be left waiting.
       this.pumping = undefined;
