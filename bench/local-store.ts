@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { caller, median, send } from './_http';
 import { rateAndCpu, rateFor } from './_rate';
+import { inProcessFloors, startFloorServer } from './_issue-floor';
 import { startCfssl, startLocalServer, stopChild, withCertificate } from './_servers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -74,7 +75,7 @@ async function prepare(s: Server, userKey: string, label: string): Promise<Load>
   await post('ssh/roles/bench', { key_type: 'ca', allow_user_certificates: true, allowed_users: '*', ttl: '30m' })();
   let next = 0;
   const issue = (role: string) => {
-    const call = post(`pki/issue/${role}`, { common_name: 'www.example.com' });
+    const call = post(`pki/issue/${role}`, ISSUE);
     return async () => withCertificate(await call());
   };
   return {
@@ -93,6 +94,7 @@ async function prepare(s: Server, userKey: string, label: string): Promise<Load>
   };
 }
 
+const ISSUE = { common_name: 'www.example.com' };
 type Metric = keyof Load;
 const METRICS: { metric: Metric; clients: number; label: string }[] = [
   { metric: 'issueNoStore', clients: 4, label: 'HTTP PKI issue EC P-256 no_store, 4 clients' },
@@ -119,21 +121,32 @@ async function compare(dir: string, userKey: string): Promise<Record<string, num
     'level-nosync': await startServer('level-nosync'),
   };
   const cfssl = await startCfssl(dir);
+  let floor: Awaited<ReturnType<typeof startFloorServer>> | undefined;
   const figures: Record<string, number> = {};
+  /** Rates and server CPU µs per request (and the cores cfssl kept busy), per round. */
+  const got: Record<string, number[]> = {};
+  const cpu: Record<string, number[]> = {};
   try {
     const loads = {
       dynalite: await prepare(servers.dynalite, userKey, 'dynalite'),
       level: await prepare(servers.level, userKey, 'level'),
       'level-nosync': await prepare(servers['level-nosync'], userKey, 'level-nosync'),
     };
-    // Warm both servers' JIT (and cfssl) before measuring.
+    // Beside the stores: cfssl, and what a no_store issue costs at the least (bench/_issue-floor.ts):
+    // the same listener answering a real issue answer and nothing else, and the front door alone
+    // (GET pki/ca/pem: routing, no token, a cached answer).
+    const others: { key: string; call: () => Promise<unknown>; pid: number | undefined }[] = [];
+    if (cfssl) {
+      const sample = await caller(`${servers.level.url}/v1/pki/issue/nostore`, 'POST', { 'x-svc-token': servers.level.token }, ISSUE)();
+      floor = await startFloorServer(sample.body.toString());
+      others.push({ key: 'cfssl', call: cfssl.newcert, pid: cfssl.pid }, { key: 'floor', call: floor.call, pid: floor.pid });
+      others.push({ key: 'caPem', call: caller(`${servers.level.url}/v1/pki/ca/pem`, 'GET'), pid: servers.level.child.pid });
+    }
+    // Warm every server's JIT before measuring.
     for (const store of STORES) for (const { metric, clients } of METRICS) await rateFor(1, clients, loads[store][metric]);
-    if (cfssl) await rateFor(1, 4, cfssl.newcert);
+    for (const o of others) await rateFor(1, 4, o.call);
 
-    const got: Record<string, number[]> = {};
-    /** Server CPU µs per request, and the cores cfssl kept busy, per round. */
-    const cpu: Record<string, number[]> = {};
-    const add = (k: string, v: { rate: number; cpuUs: number | undefined; cores?: number | undefined }) => {
+    const add = (k: string, v: { rate: number; cpuUs: number | undefined; cores: number | undefined }) => {
       (got[k] ??= []).push(v.rate);
       if (v.cpuUs !== undefined) (cpu[k] ??= []).push(v.cpuUs);
       if (k === 'cfssl' && v.cores !== undefined) (cpu[`${k}:cores`] ??= []).push(v.cores);
@@ -144,43 +157,57 @@ async function compare(dir: string, userKey: string): Promise<Record<string, num
           add(`${store}:${metric}`, await rateAndCpu(SECONDS, clients, loads[store][metric], servers[store].child.pid));
         }
       }
-      if (cfssl) add('cfssl', await rateAndCpu(SECONDS, 4, cfssl.newcert, cfssl.pid));
+      for (const o of others) add(o.key, await rateAndCpu(SECONDS, 4, o.call, o.pid));
     }
-    for (const { metric, label } of METRICS) {
-      for (const store of STORES) figures[`${label} [${store}] (req/s)`] = median(got[`${store}:${metric}`]!);
-    }
-    for (const store of STORES) {
-      const stored = got[`${store}:issueStored`]!;
-      figures[`stored issue / no_store issue [${store}] (%)`] = 100 * median(stored.map((x, i) => x / got[`${store}:issueNoStore`]![i]!));
-    }
-    if (cfssl) {
-      figures['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients (req/s)'] = median(got.cfssl!);
-      figures['HTTP issue no_store [level] / cfssl, per-round ratio (x100)'] =
-        100 * median(got.cfssl!.map((c, i) => got['level:issueNoStore']![i]! / c));
-    }
-    // What each server spends per request (CPU, all threads): its rate if it had a core to itself.
-    if (cpu['level:issueNoStore']) figures['server CPU per HTTP issue no_store [level] (us)'] = median(cpu['level:issueNoStore']);
-    if (cpu.cfssl) {
-      figures['server CPU per cfssl newcert (us)'] = median(cpu.cfssl);
-      figures['cores cfssl kept busy (x100; GOMAXPROCS=1: at most ~100)'] = 100 * median(cpu['cfssl:cores']!);
-      if (cpu['level:issueNoStore']) {
-        figures['cfssl CPU / no_store issue CPU per request, per round (x100)'] =
-          100 * median(cpu.cfssl.map((c, i) => c / cpu['level:issueNoStore']![i]!));
-      }
-    }
-    for (const [k, v] of Object.entries(got)) console.log(`rounds ${k}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
-    for (const [k, v] of Object.entries(cpu))
-      console.log(
-        `rounds ${k} (${k.endsWith(':cores') ? 'x100' : 'CPU us/req'}): ${v.map((x) => (k.endsWith(':cores') ? 100 * x : x).toFixed(0)).join(' ')}`,
-      );
   } finally {
     cfssl?.stop();
+    await floor?.stop();
     for (const store of STORES) await stopServer(servers[store]);
+  }
+  for (const { metric, label } of METRICS) {
+    for (const store of STORES) figures[`${label} [${store}] (req/s)`] = median(got[`${store}:${metric}`]!);
+  }
+  for (const store of STORES) {
+    const stored = got[`${store}:issueStored`]!;
+    figures[`stored issue / no_store issue [${store}] (%)`] = 100 * median(stored.map((x, i) => x / got[`${store}:issueNoStore`]![i]!));
+  }
+  for (const store of STORES) figures[`server CPU per SSH sign [${store}] (us)`] = median(cpu[`${store}:sshSign`] ?? [NaN]);
+  if (cfssl) Object.assign(figures, await againstCfssl(got, cpu));
+  for (const [k, v] of Object.entries(got)) console.log(`rounds ${k}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
+  for (const [k, v] of Object.entries(cpu)) {
+    const cores = k.endsWith(':cores');
+    console.log(`rounds ${k} (${cores ? 'x100' : 'CPU us/req'}): ${v.map((x) => (cores ? 100 * x : x).toFixed(0)).join(' ')}`);
   }
   const stats = servers.level.lines.map((l) => JSON.parse(l) as { batches: number; plans: number }).at(-1);
   if (stats) figures['embedded store: writes per fsynced batch, whole run (x100)'] = (100 * stats.plans) / Math.max(1, stats.batches);
   for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(72)} ${v.toFixed(0)}`);
   return figures;
+}
+
+/**
+ * The no_store issue against cfssl: rates, and per request the CPU each server spends (what its
+ * rate would be with a core to itself), with what ours cannot cost less than (bench/_issue-floor.ts).
+ */
+async function againstCfssl(got: Record<string, number[]>, cpu: Record<string, number[]>): Promise<Record<string, number>> {
+  const f: Record<string, number> = {};
+  const ours = cpu['level:issueNoStore'] ?? [NaN];
+  f['cfssl serve newcert EC P-256 (GOMAXPROCS=1), 4 clients (req/s)'] = median(got.cfssl!);
+  f['HTTP issue no_store [level] / cfssl, per-round ratio (x100)'] =
+    100 * median(got.cfssl!.map((c, i) => got['level:issueNoStore']![i]! / c));
+  f['cores cfssl kept busy (x100; GOMAXPROCS=1: at most ~100)'] = 100 * median(cpu['cfssl:cores'] ?? [NaN]);
+  f['server CPU per cfssl newcert (us)'] = median(cpu.cfssl ?? [NaN]);
+  f['server CPU per HTTP issue no_store [level] (us)'] = median(ours);
+  f['cfssl CPU / no_store issue CPU, per round (x100)'] = 100 * median((cpu.cfssl ?? [NaN]).map((c, i) => c / ours[i]!));
+  f['HTTP-only server, canned issue answer, 4 clients (req/s)'] = median(got.floor!);
+  f['server CPU per HTTP-only answer (us)'] = median(cpu.floor ?? [NaN]);
+  f['server CPU per GET pki/ca/pem [level] (us)'] = median(cpu.caPem ?? [NaN]);
+  const { cryptoUs, engineUs } = await inProcessFloors();
+  f['in process: P-256 key + ECDSA sign CPU (us)'] = cryptoUs;
+  f['in process: issue engine (issueLeaf + PEM) CPU (us)'] = engineUs;
+  const least = f['server CPU per HTTP-only answer (us)'] + engineUs;
+  f['least CPU per issue: HTTP-only + engine (us)'] = least;
+  f['cfssl CPU / that least, the best ratio reachable (x100)'] = (100 * f['server CPU per cfssl newcert (us)']) / least;
+  return f;
 }
 
 /** Profiles the embedded-store server under one load alone (HTTP issue no_store by default); prints the top self times. */

@@ -1,0 +1,106 @@
+/**
+ * What an HTTP `issue` (EC P-256, no_store) cannot cost less than on one Node thread, for
+ * bench/local-store.ts's comparison with cfssl (issue 18), each as CPU time per request:
+ *  - the crypto: a fresh P-256 key (ECDH generation, as lib/pki/public-key.ts makes it) and one
+ *    ECDSA P-256 signature with the CA's key, in this process;
+ *  - the engine: issueLeaf + certificateData (names, template, DER, the crypto, PEM) called
+ *    directly on an in-process local service, no HTTP, no auth;
+ *  - the HTTP stack: a server in its own process on the local listener (lib/local/serve.ts, the
+ *    Hono node adaptor) that reads each request's body and answers the bytes of a real issue
+ *    answer, and does nothing else (startFloorServer; this file with `--serve`).
+ * The sum of the last two is a request with no front door, routing, token check, field
+ * validation or envelope at all.
+ */
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startLocal } from '../lib/local/service';
+import { serve } from '../lib/local/serve';
+import { setLogLevel } from '../lib/log';
+import { mountPartition } from '../lib/mount-partition';
+import { issueLeaf } from '../lib/pki/leaf';
+import { newEcKey } from '../lib/pki/public-key';
+import { certificateData } from '../lib/pki/response';
+import type { Role } from '../lib/pki/role';
+import { caller } from './_http';
+import { startScript, stopChild } from './_servers';
+
+/** CPU µs per call of `one` (sync or async), the least of `runs` runs of `n` calls (noise only adds). */
+async function cpuPerCall(n: number, one: () => unknown, runs = 3): Promise<number> {
+  let best = Infinity;
+  for (let r = 0; r < runs; r++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) await one();
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / n);
+  }
+  return best;
+}
+
+/** The crypto and the engine alone, in this process: CPU µs per issue. */
+export async function inProcessFloors(): Promise<{ cryptoUs: number; engineUs: number }> {
+  const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const tbs = Buffer.alloc(450, 1);
+  const crypto = () => {
+    newEcKey(256);
+    sign('sha256', tbs, ca);
+  };
+  crypto();
+  const cryptoUs = await cpuPerCall(5000, crypto);
+
+  setLogLevel('silent');
+  const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-floor-'));
+  const svc = await startLocal({ dataDir, port: 0, store: 'level', quiet: true });
+  try {
+    const auth = { 'x-svc-token': svc.rootToken! };
+    await caller(`${svc.url}/v1/pki/root/generate/internal`, 'POST', auth, { common_name: 'Floor Root', key_type: 'ec', ttl: '8760h' })();
+    await caller(`${svc.url}/v1/pki/roles/nostore`, 'POST', auth, { allow_any_name: true, key_type: 'ec', ttl: '1h', no_store: true })();
+    const part = mountPartition(svc.deps, 'pki', 'pki');
+    const role = (await part.get<Role>('role/nostore'))!.value;
+    const req = {
+      commonName: 'www.example.com',
+      altNames: [],
+      ipSans: [],
+      uriSans: [],
+      otherSans: [],
+      excludeCnFromSans: false,
+      ttl: undefined,
+      notAfter: undefined,
+      serialNumber: '',
+    };
+    const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
+    const engine = async () => certificateData(await issueLeaf(svc.deps, part, role, req, limits, 'der'), 'pem');
+    await cpuPerCall(500, engine, 1);
+    return { cryptoUs, engineUs: await cpuPerCall(3000, engine) };
+  } finally {
+    await svc.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The HTTP-only server in its own process, answering `answer` (a real issue answer's bytes) to every request. */
+export async function startFloorServer(
+  answer: string,
+): Promise<{ call: () => Promise<unknown>; pid: number | undefined; stop: () => Promise<void> }> {
+  const { info, child } = await startScript<{ url: string }>('_issue-floor.ts', ['--serve'], {
+    name: 'floor server',
+    env: { ...process.env, FLOOR_ANSWER: answer },
+  });
+  return {
+    call: caller(`${info.url}/v1/pki/issue/nostore`, 'POST', { 'x-svc-token': 'x'.repeat(28) }, { common_name: 'www.example.com' }),
+    pid: child.pid,
+    stop: () => stopChild(child),
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--serve') {
+  const answer = process.env.FLOOR_ANSWER ?? '{}';
+  const served = await serve(async (request) => {
+    await request.arrayBuffer();
+    return new Response(answer, { headers: { 'content-type': 'application/json', 'x-request-id': randomUUID() } });
+  });
+  process.stdout.write(JSON.stringify({ url: served.url }) + '\n');
+  process.on('SIGTERM', () => void served.close().then(() => process.exit(0)));
+}
