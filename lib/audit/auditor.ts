@@ -73,23 +73,18 @@ export class Auditor {
     return this.devices.find((d) => d.path === want);
   }
 
-  async request(req: AuditRequest): Promise<void> {
-    await this.emit('request', req, undefined, undefined);
+  request(req: AuditRequest): Promise<void> {
+    return this.emit('request', req, undefined, undefined);
   }
 
-  async response(req: AuditRequest, res: AuditResponse, error: string | undefined): Promise<void> {
-    await this.emit('response', req, res, error);
+  response(req: AuditRequest, res: AuditResponse, error: string | undefined): Promise<void> {
+    return this.emit('response', req, res, error);
   }
 
-  private async emit(
-    kind: 'request' | 'response',
-    req: AuditRequest,
-    res: AuditResponse | undefined,
-    error: string | undefined,
-  ): Promise<void> {
-    if (!this.devices.length) return;
-    const writer = this.ready ?? (await this.writer());
-    await writer.write(kind, req, res, error, new Date(this.now()).toISOString());
+  private emit(kind: 'request' | 'response', req: AuditRequest, res: AuditResponse | undefined, error: string | undefined): Promise<void> {
+    if (!this.devices.length) return Promise.resolve();
+    const write = (w: RecordWriter) => w.write(kind, req, res, error, new Date(this.now()).toISOString());
+    return this.ready ? write(this.ready) : this.writer().then(write);
   }
 
   /** The writer, made once the HMAC key is known (no key: the record cannot be written, fail closed). */

@@ -50,32 +50,38 @@ export function fileDevice(filePath: string, options: { logRaw?: boolean } = {})
 
 /**
  * The lines given during one event-loop turn, written together by one synchronous call when
- * the turn ends; each caller's promise settles with that call.
+ * the turn ends; every caller of the turn gets the same promise, settled with that call.
  */
 export class LineGroup {
   private lines: string[] = [];
-  private waiting: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private turn?: { written: Promise<void>; resolve: () => void; reject: (e: unknown) => void };
 
   constructor(private readonly writeAll: (text: string) => void) {}
 
   add(lines: string): Promise<void> {
-    if (!this.lines.length) setImmediate(() => this.flush());
+    if (!this.turn) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const written = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      this.turn = { written, resolve, reject };
+      setImmediate(() => this.flush());
+    }
     this.lines.push(lines);
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+    return this.turn.written;
   }
 
   private flush(): void {
+    const { resolve, reject } = this.turn!;
     const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
-    const waiting = this.waiting;
     this.lines = [];
-    this.waiting = [];
+    this.turn = undefined;
     try {
       this.writeAll(text);
     } catch (e) {
-      for (const w of waiting) w.reject(e);
+      reject(e);
       return;
     }
-    for (const w of waiting) w.resolve();
+    resolve();
   }
 }
 
@@ -123,9 +129,12 @@ class Appender {
   }
 }
 
+/** Writes `text` whole: the string as it is (no Buffer made), the rest of a short write from its bytes. */
 function writeAll(fd: number, text: string): void {
+  const written = writeSync(fd, text);
+  if (written === Buffer.byteLength(text)) return;
   const bytes = Buffer.from(text);
-  let off = 0;
+  let off = written;
   while (off < bytes.length) off += writeSync(fd, bytes, off);
 }
 
