@@ -212,7 +212,7 @@ export async function run(): Promise<AuditBenchResult> {
       rates,
       cpu,
       writes,
-      devices: process.env.BENCH_AUDIT_DEVICES ?? 'the local default, file:DATA_DIR/audit.log',
+      devices: process.env.BENCH_AUDIT_DEVICES || 'the local default, file:DATA_DIR/audit.log',
       withinTarget: LOADS.every((l) => rates[l].ratio >= TARGET_RATIO),
     };
   } finally {
