@@ -7,9 +7,10 @@
  *    directly on an in-process local service, no HTTP, no auth;
  *  - the HTTP stack: a server in its own process on the local listener (lib/local/serve.ts, the
  *    Hono node adaptor) that reads each request's body and answers the bytes of a real issue
- *    answer, and does nothing else (startFloorServer; this file with `--serve`).
- * The sum of the last two is a request with no front door, routing, token check, field
- * validation or envelope at all.
+ *    answer, and does nothing else (startFloorServer('canned'); this file with `--serve`);
+ *  - both together: the same server running the engine on each request's common_name and
+ *    answering its data as JSON (startFloorServer('engine')): a request with no front door,
+ *    routing, token check, field validation or envelope at all.
  */
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +40,28 @@ async function cpuPerCall(n: number, one: () => unknown, runs = 3): Promise<numb
   return best;
 }
 
+/** A local service in this process with an EC root and a no_store role, and the issue engine called directly on it. */
+async function engineOnly(): Promise<{ issue: (commonName: string) => Promise<Record<string, unknown>>; close: () => Promise<void> }> {
+  setLogLevel('silent');
+  const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-floor-'));
+  const svc = await startLocal({ dataDir, port: 0, store: 'level', quiet: true });
+  const auth = { 'x-svc-token': svc.rootToken! };
+  await caller(`${svc.url}/v1/pki/root/generate/internal`, 'POST', auth, { common_name: 'Floor Root', key_type: 'ec', ttl: '8760h' })();
+  await caller(`${svc.url}/v1/pki/roles/nostore`, 'POST', auth, { allow_any_name: true, key_type: 'ec', ttl: '1h', no_store: true })();
+  const part = mountPartition(svc.deps, 'pki', 'pki');
+  const role = (await part.get<Role>('role/nostore'))!.value;
+  const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
+  const request = { altNames: [], ipSans: [], uriSans: [], otherSans: [], excludeCnFromSans: false, ttl: undefined, notAfter: undefined };
+  return {
+    issue: async (commonName) =>
+      certificateData(await issueLeaf(svc.deps, part, role, { ...request, commonName, serialNumber: '' }, limits, 'der'), 'pem'),
+    close: async () => {
+      await svc.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The crypto and the engine alone, in this process: CPU µs per issue. */
 export async function inProcessFloors(): Promise<{ cryptoUs: number; engineUs: number }> {
   const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
@@ -49,43 +72,27 @@ export async function inProcessFloors(): Promise<{ cryptoUs: number; engineUs: n
   };
   crypto();
   const cryptoUs = await cpuPerCall(5000, crypto);
-
-  setLogLevel('silent');
-  const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-floor-'));
-  const svc = await startLocal({ dataDir, port: 0, store: 'level', quiet: true });
+  const engine = await engineOnly();
   try {
-    const auth = { 'x-svc-token': svc.rootToken! };
-    await caller(`${svc.url}/v1/pki/root/generate/internal`, 'POST', auth, { common_name: 'Floor Root', key_type: 'ec', ttl: '8760h' })();
-    await caller(`${svc.url}/v1/pki/roles/nostore`, 'POST', auth, { allow_any_name: true, key_type: 'ec', ttl: '1h', no_store: true })();
-    const part = mountPartition(svc.deps, 'pki', 'pki');
-    const role = (await part.get<Role>('role/nostore'))!.value;
-    const req = {
-      commonName: 'www.example.com',
-      altNames: [],
-      ipSans: [],
-      uriSans: [],
-      otherSans: [],
-      excludeCnFromSans: false,
-      ttl: undefined,
-      notAfter: undefined,
-      serialNumber: '',
-    };
-    const limits = { defaultLeaseTtl: 3600, maxLeaseTtl: 86_400 };
-    const engine = async () => certificateData(await issueLeaf(svc.deps, part, role, req, limits, 'der'), 'pem');
-    await cpuPerCall(500, engine, 1);
-    return { cryptoUs, engineUs: await cpuPerCall(3000, engine) };
+    const one = () => engine.issue('www.example.com');
+    await cpuPerCall(500, one, 1);
+    return { cryptoUs, engineUs: await cpuPerCall(3000, one) };
   } finally {
-    await svc.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await engine.close();
   }
 }
 
-/** The HTTP-only server in its own process, answering `answer` (a real issue answer's bytes) to every request. */
+/**
+ * A server in its own process on the local listener: `canned` answers `answer` (a real issue
+ * answer's bytes) to every request; `engine` parses the JSON body, runs the issue engine on its
+ * common_name and answers the data as JSON (no front door, routing, token, fields or envelope).
+ */
 export async function startFloorServer(
-  answer: string,
+  mode: 'canned' | 'engine',
+  answer = '{}',
 ): Promise<{ call: () => Promise<unknown>; pid: number | undefined; stop: () => Promise<void> }> {
-  const { info, child } = await startScript<{ url: string }>('_issue-floor.ts', ['--serve'], {
-    name: 'floor server',
+  const { info, child } = await startScript<{ url: string }>('_issue-floor.ts', ['--serve', mode], {
+    name: `${mode} floor server`,
     env: { ...process.env, FLOOR_ANSWER: answer },
   });
   return {
@@ -95,12 +102,23 @@ export async function startFloorServer(
   };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--serve') {
+async function serveFloor(mode: string): Promise<void> {
   const answer = process.env.FLOOR_ANSWER ?? '{}';
+  const engine = mode === 'engine' ? await engineOnly() : undefined;
+  const headers = () => ({ 'content-type': 'application/json', 'x-request-id': randomUUID() });
   const served = await serve(async (request) => {
-    await request.arrayBuffer();
-    return new Response(answer, { headers: { 'content-type': 'application/json', 'x-request-id': randomUUID() } });
+    if (!engine) {
+      await request.arrayBuffer();
+      return new Response(answer, { headers: headers() });
+    }
+    // The adaptor's direct body path, as lib/http/input.ts reads a body with a declared length.
+    const { common_name } = JSON.parse(Buffer.from(await request.arrayBuffer()).toString('utf8')) as { common_name: string };
+    return new Response(JSON.stringify({ data: await engine.issue(common_name) }), { headers: headers() });
   });
   process.stdout.write(JSON.stringify({ url: served.url }) + '\n');
-  process.on('SIGTERM', () => void served.close().then(() => process.exit(0)));
+  process.on('SIGTERM', () => void Promise.all([served.close(), engine?.close()]).then(() => process.exit(0)));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--serve') {
+  await serveFloor(process.argv[3] ?? 'canned');
 }
