@@ -130,6 +130,8 @@ type CursorKey = Record<string, { S: string }>;
 const sameIndex = (a?: [string, string], b?: [string, string]) => a?.[0] === b?.[0] && a?.[1] === b?.[1];
 
 class LevelPartition implements Partition {
+  /** One LevelDB batch: all of a batchPut or none of it. */
+  readonly atomicBatch = true;
   private readonly base: Buffer;
   private readonly indexBases = new Map<string, Buffer>();
   private readonly db: Db;

@@ -54,6 +54,11 @@ export interface IndexRange extends ListOptions {
 
 export interface Partition {
   readonly name: string;
+  /**
+   * Whether `batchPut` writes all its items or none, even across a crash (the embedded store's
+   * one LevelDB batch). DynamoDB's BatchWriteItem does not: a crash may leave part of a batch.
+   */
+  readonly atomicBatch?: boolean;
   get<T = Json>(key: string): Promise<StoredItem<T> | undefined>;
   /** Writes the value and returns the new version. */
   put(key: string, value: Json, options?: PutOptions): Promise<number>;

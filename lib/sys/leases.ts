@@ -4,7 +4,8 @@
  * type. Revocation deletes the lease only after the revoker succeeded; a failure is recorded
  * and retried with back-off by the sweeper, never dropped.
  * Every lease belongs to the token that created it: an owner link (`owner/<accessor>/<lease>`)
- * is written with the lease, in the same batch, so revoking the token finds every lease it has.
+ * is written no later than the lease (with it, in one atomic batch, where the store has those),
+ * so revoking the token finds every lease it has, even after a crash.
  */
 import { randomBytes } from 'node:crypto';
 import { BadRequest, HttpError, PermissionDenied } from '../errors';
@@ -133,27 +134,22 @@ export class Leases {
   }
 
   /**
-   * Writes a new lease and its owner link. Together in one batch: on the embedded store one
-   * atomic, fsynced write (one disk wait per lease, not two); on DynamoDB one BatchWriteItem,
-   * where a failure may leave one of the two: the lease is then deleted again (a link without
-   * its lease is harmless, revokeLinked skips it). The key is new (a random id), so its version
-   * is 1 as a put would make it and later conditional writes (renew, update) work. A record too
-   * large for a batch (a long install script) goes as before: the link, then the lease.
+   * Writes a new lease and its owner link, the link never after the lease. Where a batch is
+   * atomic (the embedded store) both go in one batch: one fsynced write, one disk wait per
+   * lease instead of two. Elsewhere (DynamoDB, whose BatchWriteItem a crash can cut in half and
+   * leave a lease no revocation of its token would find) the link first, then the lease. The
+   * key is new (a random id), so a batch's version 1 is what a put would make. A record too
+   * large for a batch (a long install script) goes one write after the other too.
    */
   private async write(record: LeaseRecord): Promise<void> {
     const id = record.lease_id;
     const lease = { key: leaseKey(id), value: record, index: this.indexOf(record) };
-    if (!record.owner || JSON.stringify(record).length > BATCH_RECORD_LIMIT) {
+    if (!record.owner || !this.part.atomicBatch || JSON.stringify(record).length > BATCH_RECORD_LIMIT) {
       if (record.owner) await this.part.put(ownerKey(record.owner, id), { lease_id: id });
       await this.part.put(lease.key, record, { ifAbsent: true, index: lease.index });
       return;
     }
-    try {
-      await this.part.batchPut([{ key: ownerKey(record.owner, id), value: { lease_id: id } }, lease]);
-    } catch (e) {
-      await this.part.delete(lease.key).catch(() => undefined);
-      throw e;
-    }
+    await this.part.batchPut([{ key: ownerKey(record.owner, id), value: { lease_id: id } }, lease]);
   }
 
   /** Replaces the engine data of a lease (e.g. when a multi-step creation advances). */
