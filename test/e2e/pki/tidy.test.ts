@@ -9,6 +9,8 @@ import { claimTidy, runTidy, tidyStatus } from '../../../lib/pki/tidy';
 import { call, createTestService, type TestService } from '../../helpers/service';
 import { text, verifyCrl } from '../../helpers/openssl';
 
+/** A tidy of the certificate store only, claimed directly. */
+const CERT_STORE_ONLY = { tidyCertStore: true, tidyRevokedCerts: false, safetyBuffer: 0, tidyAcme: false, acmeAccountSafetyBuffer: 0 };
 let svc: TestService;
 let clock = Date.now();
 const post = (path: string, body: unknown) => call(svc.app, 'POST', `/v1/${path}`, { token: svc.root, body });
@@ -82,15 +84,7 @@ describe('tidy', () => {
 
   it('refuses a second tidy while one runs, with a warning', async () => {
     const part = mountPartition(svc.deps, 'pki', 'pki_int');
-    expect(
-      await claimTidy(svc.deps, part, {
-        tidyCertStore: true,
-        tidyRevokedCerts: false,
-        safetyBuffer: 0,
-        tidyAcme: false,
-        acmeAccountSafetyBuffer: 0,
-      }),
-    ).toBe(true);
+    expect(await claimTidy(svc.deps, part, CERT_STORE_ONLY)).toBe(true);
     const r = await post('pki_int/tidy', { tidy_cert_store: true });
     expect(r.status).toBe(202);
     expect(r.json!.warnings).toEqual(['Tidy operation already in progress.']);
@@ -151,15 +145,7 @@ describe('tidy', () => {
     // The count as an earlier version kept it (one item) plus the sharded count: both are summed.
     await part.increment('count/certs', 5);
     await countCertificates(part, BIG - 5);
-    expect(
-      await claimTidy(svc.deps, part, {
-        tidyCertStore: true,
-        tidyRevokedCerts: false,
-        safetyBuffer: 0,
-        tidyAcme: false,
-        acmeAccountSafetyBuffer: 0,
-      }),
-    ).toBe(true);
+    expect(await claimTidy(svc.deps, part, CERT_STORE_ONLY)).toBe(true);
     // The first invocation runs out of time after its first page (a Lambda at its limit).
     expect(await runTidy(svc.deps, part, Date.now())).toBe(false);
     const partial = await tidyStatus(part);
