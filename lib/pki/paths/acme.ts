@@ -158,7 +158,14 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
+/** GET (and HEAD) on a resource read by POST-as-GET: 405 as RFC 8555 section 6.3 says, with a nonce like every answer. */
+const postOnly = (req: Req) =>
+  serve(req, async () => {
+    throw new AcmeProblem('malformed', 'this resource takes POST (read it with POST-as-GET)', { status: 405 });
+  }).then((r) => ({ ...r, headers: { ...r.headers, allow: 'POST' } }));
+
 function acmePath(prefix: { prefix: string; fields: Fields }, e: Endpoint): PathSpec {
+  e = e.read ? e : { ...e, read: postOnly };
   const spec = definePath({
     pattern: prefix.prefix + e.path,
     fields: { ...prefix.fields, ...(e.fields ?? {}) },

@@ -168,6 +168,14 @@ describe('directory and nonces', () => {
     expect((await call(svc.app, 'GET', '/v1/pki/roles/missing/acme/directory')).status).toBe(404);
   });
 
+  it('GET on a POST resource is 405 with a nonce and a problem document', async () => {
+    const r = await call(svc.app, 'GET', '/v1/pki/acme/new-order');
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('POST');
+    expect(r.headers.get('replay-nonce')).toBeTruthy();
+    expect(r.json).toMatchObject({ type: 'urn:ietf:params:acme:error:malformed', status: 405 });
+  });
+
   it('GET new-nonce is 204 with a nonce; a nonce is used once, even by concurrent requests', async () => {
     const g = await call(svc.app, 'GET', '/v1/pki/acme/new-nonce');
     expect(g.status).toBe(204);
