@@ -5,8 +5,8 @@ import { accountKeyOf, parseJws, thumbprint, verifyEab, verifyJws, payloadObject
 import { accountObject, accountUrl, orderUrl } from './objects';
 import { AcmeProblem, malformed, unauthorized } from './problem';
 import type { AccountRecord } from './records';
-import { acmeUrl, type AcmeScope } from './scope';
-import { accountOfRequest, type SignedRequest } from './signed';
+import type { AcmeScope } from './scope';
+import type { SignedRequest } from './signed';
 
 const MAX_CONTACTS = 10;
 
@@ -88,8 +88,7 @@ export async function updateAccount(scope: AcmeScope, r: SignedRequest, id: stri
   return json(accountObject(scope, next), { location: accountUrl(scope, id) });
 }
 
-export async function accountOrders(scope: AcmeScope, r: SignedRequest, id: string): Promise<AcmeAnswer> {
-  const a = accountOfRequest(scope, r);
+export async function accountOrders(scope: AcmeScope, a: AccountRecord, id: string): Promise<AcmeAnswer> {
   if (a.id !== id) throw unauthorized('the account URL is not the signing account');
   return json({ orders: (await scope.store.orderIds(id)).map((o) => orderUrl(scope, o)) });
 }
@@ -121,5 +120,3 @@ export async function keyChange(scope: AcmeScope, r: SignedRequest): Promise<Acm
   await scope.store.releaseKey(a.value.thumbprint);
   return json(accountObject(scope, { ...a.value, key: newKey, thumbprint: newThumb }), { location: accountUrl(scope, a.value.id) });
 }
-
-export const directoryUrl = (scope: AcmeScope) => acmeUrl(scope, 'directory');

@@ -86,8 +86,8 @@ function checkCsrNames(csr: ParsedCsr, order: OrderRecord): { commonName: string
   if (cn && !dns.includes(cn) && !ip.includes(cn))
     throw new AcmeProblem('badCSR', `the CSR's common name ${JSON.stringify(cn.slice(0, 80))} is not one of the order's identifiers`);
   const asked = cn && !ip.includes(cn) ? [...csrDns, cn] : csrDns;
-  const csrIps = csr.sans.ip.map((x) => (x.includes(':') ? new URL(`http://[${x}]/`).hostname.slice(1, -1) : x));
-  if (sortedKey(asked) !== sortedKey(dns) || sortedKey(csrIps) !== sortedKey(ip))
+  // The CSR reader prints IP addresses canonically, as identifiers are kept.
+  if (sortedKey(asked) !== sortedKey(dns) || sortedKey(csr.sans.ip) !== sortedKey(ip))
     throw new AcmeProblem('badCSR', "the CSR's names differ from the order's identifiers");
   // A CN that is an IP address stays out of the subject: IP addresses are iPAddress SANs.
   return { commonName: cn && dns.includes(cn) ? cn : (dns[0] ?? ''), dns, ip };

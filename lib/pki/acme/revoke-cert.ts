@@ -3,7 +3,6 @@
  * the certificate's own key (a `jwk` request). Revocation is the engine's (revoke.ts): the CRL
  * is rebuilt, its entry carrying the reason code given (none for 0, unspecified).
  */
-import { createPublicKey } from 'node:crypto';
 import { BadRequest } from '../../errors';
 import { readCertificate } from '../certs';
 import { parseCertificate, type ParsedCert } from '../parse';
@@ -36,7 +35,7 @@ export async function revokeCert(scope: AcmeScope, r: SignedRequest): Promise<Ac
   if (r.account) {
     if ((await scope.store.certOwner(key)) !== r.account.value.id) throw unauthorized('the certificate was not ordered by this account');
   } else {
-    const certKey = accountKeyOf(createPublicKey({ key: cert.spki, format: 'der', type: 'spki' }).export({ format: 'jwk' }));
+    const certKey = accountKeyOf(cert.publicKey.export({ format: 'jwk' }));
     if ((await thumbprint(certKey)) !== (await thumbprint(r.jwk!))) throw unauthorized('the JWS key is not the certificate key');
   }
   try {

@@ -47,6 +47,16 @@ export function mountUrlOf(clusterPath: string, headers: Headers, mountPath: str
   return `${proto}://${host}/v1/${mountPath}`;
 }
 
+/** Whether `name` is a role name (role.ts's rule); a path segment that is not names no role. */
+function validRoleName(name: string): boolean {
+  try {
+    checkRoleName(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const allowedRole = (c: AcmeConfig, name: string) => c.allowedRoles.includes('*') || c.allowedRoles.includes(name);
 
 /** Checks config/acme before it is stored (a rule that could not be enforced is refused). */
@@ -91,7 +101,7 @@ export async function issuingPolicy(deps: Deps, part: Partition, c: AcmeConfig, 
     return { kind: 'verbatim' };
   } else name = c.defaultDirectoryPolicy.slice('role:'.length);
   if (!allowedRole(c, name)) throw new AcmeProblem('unauthorized', `role "${name}" is not allowed for ACME (config/acme allowed_roles)`);
-  const found = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name) ? await new PkiStore(deps, part).cachedRole(name) : undefined;
+  const found = validRoleName(name) ? await new PkiStore(deps, part).cachedRole(name) : undefined;
   if (!found) throw new AcmeProblem('malformed', `role "${name.slice(0, 60)}" not found`, { status: 404 });
   if (found.noStore)
     throw new AcmeProblem('unauthorized', `role "${name}" has no_store set: ACME needs stored certificates (for download and revocation)`);

@@ -17,6 +17,7 @@ import { directoryObject } from '../acme/objects';
 import { authorization, challenge, getOrder, newOrder } from '../acme/orders';
 import { AcmeProblem } from '../acme/problem';
 import { revokeCert } from '../acme/revoke-cert';
+import type { AccountRecord } from '../acme/records';
 import { acmeUrl, openScope, requestUrl, type AcmeScope } from '../acme/scope';
 import { accountOfRequest, authenticate, type SignedRequest } from '../acme/signed';
 
@@ -63,17 +64,21 @@ const signed =
       run(scope, await authenticate(scope, req.body, req.contentType, requestUrl(scope, req.path), signer), params),
     );
 
-/** A POST-as-GET: the payload must be empty (RFC 8555 section 6.3). */
-const asGet = (r: SignedRequest) => {
-  if (r.payloadText !== '') throw new AcmeProblem('malformed', 'this resource is read by POST-as-GET: the payload must be empty');
-  return r;
-};
+type AccountRun = (
+  scope: AcmeScope,
+  account: AccountRecord,
+  payload: Record<string, unknown> | undefined,
+  params: Params,
+) => Promise<AcmeAnswer>;
 
-/** A POST by an account (with the always-required EAB rule applied). */
-const byAccount = (run: (scope: AcmeScope, r: SignedRequest, params: Params) => Promise<AcmeAnswer>) =>
+/** A POST by an account (with the always-required EAB rule applied), handed the account and the payload. */
+const byAccount = (run: AccountRun) => signed('kid', (scope, r, params) => run(scope, accountOfRequest(scope, r), r.payload, params));
+
+/** A POST-as-GET by an account: the payload must be empty (RFC 8555 section 6.3). */
+const readByAccount = (run: (scope: AcmeScope, account: AccountRecord, params: Params) => Promise<AcmeAnswer>) =>
   signed('kid', (scope, r, params) => {
-    accountOfRequest(scope, r);
-    return run(scope, r, params);
+    if (r.payloadText !== '') throw new AcmeProblem('malformed', 'this resource is read by POST-as-GET: the payload must be empty');
+    return run(scope, accountOfRequest(scope, r), params);
   });
 
 const PREFIXES: { prefix: string; fields: Fields }[] = [
@@ -113,43 +118,43 @@ const ENDPOINTS: Endpoint[] = [
     path: 'account/:id/orders',
     fields: { id: id('account') },
     help: "The account's orders.",
-    write: byAccount((scope, r, p) => accountOrders(scope, asGet(r), p.id!)),
+    write: readByAccount((scope, a, p) => accountOrders(scope, a, p.id!)),
   },
   {
     path: 'key-change',
     help: 'Roll the account key over (RFC 8555 section 7.3.5).',
     write: signed('kid', (scope, r) => keyChange(scope, r)),
   },
-  { path: 'new-order', help: 'Order a certificate.', write: byAccount((scope, r) => newOrder(scope, r.account!.value, r.payload)) },
+  { path: 'new-order', help: 'Order a certificate.', write: byAccount((scope, a, payload) => newOrder(scope, a, payload)) },
   {
     path: 'order/:id',
     fields: { id: id('order') },
     help: 'An order.',
-    write: byAccount((scope, r, p) => getOrder(scope, asGet(r).account!.value, p.id!)),
+    write: readByAccount((scope, a, p) => getOrder(scope, a, p.id!)),
   },
   {
     path: 'order/:id/finalize',
     fields: { id: id('order') },
     help: 'Finalize an order with a CSR.',
-    write: byAccount((scope, r, p) => finalize(scope, r.account!.value, p.id!, r.payload)),
+    write: byAccount((scope, a, payload, p) => finalize(scope, a, p.id!, payload)),
   },
   {
     path: 'order/:id/cert',
     fields: { id: id('order') },
     help: 'The certificate of a valid order, with its chain (application/pem-certificate-chain).',
-    write: byAccount((scope, r, p) => certificate(scope, asGet(r).account!.value, p.id!)),
+    write: readByAccount((scope, a, p) => certificate(scope, a, p.id!)),
   },
   {
     path: 'authorization/:id',
     fields: { id: id('authorization') },
     help: 'An authorization: read or deactivate it.',
-    write: byAccount((scope, r, p) => authorization(scope, r.account!.value, p.id!, r.payload)),
+    write: byAccount((scope, a, payload, p) => authorization(scope, a, p.id!, payload)),
   },
   {
     path: 'challenge/:id/:type',
     fields: { id: id('authorization'), type: f.pathParam({ description: 'http-01, dns-01 or tls-alpn-01.' }) },
     help: 'A challenge: read it, or ask the server to validate it (validated before the answer).',
-    write: byAccount((scope, r, p) => challenge(scope, r.account!.value, p.id!, p.type!, r.payload)),
+    write: byAccount((scope, a, payload, p) => challenge(scope, a, p.id!, p.type!, payload)),
   },
   {
     path: 'revoke-cert',
