@@ -25,7 +25,7 @@ export type AutoTidyConfig = {
 };
 
 /** config/cluster: the mount's external URL (`path`, e.g. https://<api>/v1/pki), which ACME's URLs start with. */
-export type ClusterConfig = { path: string; aiaPath: string };
+export type ClusterConfig = { path: string };
 
 export type EabPolicy = 'not-required' | 'new-account-required' | 'always-required';
 
@@ -59,7 +59,7 @@ export const DEFAULT_AUTO_TIDY: AutoTidyConfig = {
   tidyAcme: false,
   acmeAccountSafetyBuffer: 30 * 24 * 3600,
 };
-export const DEFAULT_CLUSTER: ClusterConfig = { path: '', aiaPath: '' };
+export const DEFAULT_CLUSTER: ClusterConfig = { path: '' };
 export const DEFAULT_ACME: AcmeConfig = {
   enabled: false,
   allowedIssuers: ['*'],

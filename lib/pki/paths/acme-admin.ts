@@ -25,7 +25,8 @@ const acmeWire = (c: AcmeConfig) => ({
   max_ttl: formatDuration(c.maxTtl),
 });
 
-const clusterWire = (c: ClusterConfig) => ({ path: c.path, aia_path: c.aiaPath });
+/** `aia_path` is always empty: AIA URLs are not templated here (config/urls sets them), so a value is refused. */
+const clusterWire = (c: ClusterConfig) => ({ path: c.path, aia_path: '' });
 
 function checkUrl(name: string, v: string): string {
   if (v === '') return v;
@@ -105,10 +106,8 @@ export const acmeAdminPaths = [
       write: async (req) => {
         const pki = new PkiStore(req.deps, req.part);
         const cur = await pki.config('cluster');
-        const next: ClusterConfig = {
-          path: checkUrl('path', req.data.path ?? cur.path),
-          aiaPath: checkUrl('aia_path', req.data.aia_path ?? cur.aiaPath),
-        };
+        if (req.data.aia_path) throw new BadRequest('aia_path is not supported: AIA URLs are not templated here; set them in config/urls');
+        const next: ClusterConfig = { path: checkUrl('path', req.data.path ?? cur.path) };
         await pki.writeConfig('cluster', next);
         return { data: clusterWire(next) };
       },

@@ -137,6 +137,7 @@ describe('ACME disabled', () => {
     expect((await admin('POST', 'config/acme', { eab_policy: 'sometimes' })).status).toBe(400);
     expect((await admin('POST', 'config/acme', { allowed_issuers: ['other'] })).status).toBe(400);
     expect((await admin('POST', 'config/cluster', { path: 'ftp://x' })).status).toBe(400);
+    expect((await admin('POST', 'config/cluster', { aia_path: 'http://ca.example/v1/pki' })).status).toBe(400);
   });
 
   it('is enabled with a resolver and the cluster path', async () => {
