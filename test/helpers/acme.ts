@@ -8,7 +8,7 @@
  * issued chain with openssl, reads the mount's CRL.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDnsFake, type DnsFake } from '../fakes/dns/server';
@@ -17,7 +17,9 @@ import { openssl, text, verifyChain, withFiles } from './openssl';
 
 export const ZONE = 'acme.test';
 /** The DNS fake's hook for certbot's --manual-*-hook and lego's EXEC_PATH. */
-export const DNS_HOOK = join(import.meta.dirname, '..', 'fakes', 'dns', 'hook.mjs');
+const DNS_HOOK_SOURCE = join(import.meta.dirname, '..', 'fakes', 'dns', 'hook.mjs');
+/** The DNS fake's hook, as the clients run it: a copy in the service's tmp (`hook.mjs`), which `nobody` can reach even when the checkout is under a 0700 directory (mktemp -d). */
+export const dnsHook = (svc: AcmeService) => join(svc.tmp, 'hook.mjs');
 
 export interface AcmeService {
   /** http://127.0.0.1:<port> */
@@ -42,6 +44,8 @@ export interface AcmeService {
 export async function startAcmeService(names: string[]): Promise<AcmeService> {
   const tmp = mkdtempSync(join(tmpdir(), 'acme-clients-'));
   chmodSync(tmp, 0o755);
+  copyFileSync(DNS_HOOK_SOURCE, join(tmp, 'hook.mjs'));
+  chmodSync(join(tmp, 'hook.mjs'), 0o755);
   const dns = await startDnsFake({ zones: [ZONE] });
   for (const n of names) dns.add(n, 'A', '127.0.0.1');
   const [port, httpPort, tlsPort] = [await freePort(), await freePort(), await freePort()];

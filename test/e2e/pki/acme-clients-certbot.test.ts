@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { text } from '../../helpers/openssl';
-import { checkIssued, clientDir, crlSerials, DNS_HOOK, runClient, startAcmeService, type AcmeService } from '../../helpers/acme';
+import { checkIssued, clientDir, crlSerials, dnsHook, runClient, startAcmeService, type AcmeService } from '../../helpers/acme';
 
 let svc: AcmeService;
 let home: string;
@@ -65,7 +65,7 @@ describe('certbot', () => {
 
   it('obtains a wildcard certificate through dns-01 with --manual and hooks that set the records', async () => {
     svc.dns.queries.length = 0;
-    const hook = (cmd: string) => `${process.execPath} ${DNS_HOOK} ${cmd}`;
+    const hook = (cmd: string) => `${process.execPath} ${dnsHook(svc)} ${cmd}`;
     await certbot(
       [
         'certonly',

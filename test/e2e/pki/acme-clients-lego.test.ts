@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkIssued, clientDir, crlSerials, DNS_HOOK, runClient, startAcmeService, type AcmeService } from '../../helpers/acme';
+import { checkIssued, clientDir, crlSerials, dnsHook, runClient, startAcmeService, type AcmeService } from '../../helpers/acme';
 
 let svc: AcmeService;
 let home: string;
@@ -58,7 +58,7 @@ describe('lego', () => {
   it('obtains a wildcard certificate with --dns exec, the records set by its program and checked through --dns.resolvers', async () => {
     svc.dns.queries.length = 0;
     const env = {
-      EXEC_PATH: DNS_HOOK,
+      EXEC_PATH: dnsHook(svc),
       DNS_FAKE_URL: svc.dns.controlUrl,
       EXEC_POLLING_INTERVAL: '1',
       EXEC_PROPAGATION_TIMEOUT: '30',
