@@ -201,7 +201,7 @@ function validityFor(
   const validity: Validity = (now) =>
     resolveNotAfter(
       now,
-      { ttl: req.ttl, notAfter: req.notAfter || (req.ttl ? undefined : role.notAfter || undefined) },
+      { ttl: req.ttl, notAfter: req.notAfter, roleNotAfter: role.notAfter || undefined },
       {
         roleTtl: role.ttl,
         roleMaxTtl: role.maxTtl,
@@ -282,7 +282,8 @@ export async function signVerbatim(
   if (csr.isCa) throw new BadRequest('will not sign a CSR asking for a CA certificate: use root/sign-intermediate');
   checkCsrKey({ keyType: 'any', keyBits: 0 }, csr);
   const issuer = await loadIssuer(deps, part);
-  const limits = role ?? { ttl: 0, maxTtl: 0, notAfter: '' };
+  // The role gives its ttl and max_ttl, not its not_after (as the reference's sign-verbatim).
+  const limits = { ttl: role?.ttl ?? 0, maxTtl: role?.maxTtl ?? 0, notAfter: '' };
   const validity = validityFor(deps, limits, req, mount, issuer);
   const names: Names = {
     commonName: '',

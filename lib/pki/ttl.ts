@@ -1,10 +1,14 @@
 /** Validity periods: ttl vs not_after, the lease-TTL rule (lib/lease-ttl.ts), the CA's own expiry. */
 import { BadRequest } from '../errors';
+import { formatDuration } from '../duration';
 import { grantTtl, type TtlInputs, type TtlRule } from '../lease-ttl';
 
 export interface TtlInput {
   ttl?: number | undefined;
+  /** The request's not_after. */
   notAfter?: string | undefined;
+  /** The role's not_after: when set, it is the one used (the request's is ignored) and a ttl beside it is refused, as the reference does. */
+  roleNotAfter?: string | undefined;
 }
 
 /** The role's and mount's ttl limits (seconds; 0 = not set) and the issuer's NotAfter (ms; undefined for a self-signed root). */
@@ -22,19 +26,45 @@ export function parseNotAfter(v: string): number {
   return ms;
 }
 
-/** NotAfter in ms, plus a warning when the ttl was clamped. */
-export function resolveNotAfter(now: number, input: TtlInput, limits: TtlLimits): { notAfter: number; warnings: string[] } {
-  let notAfter: number;
-  let warnings: string[] = [];
-  if (input.notAfter) {
-    if (input.ttl) throw new BadRequest('either ttl or not_after should be provided, not both');
-    notAfter = parseNotAfter(input.notAfter);
-    if (notAfter <= now) throw new BadRequest('not_after is in the past');
-  } else {
+interface Resolved {
+  notAfter: number;
+  warnings: string[];
+}
+
+/**
+ * An explicit not_after is held to the same maximum as an explicit ttl (the role's max_ttl, else
+ * the mount's): the lifetime it asks for goes through the one ttl rule, and a date beyond the
+ * maximum is cut to it with a warning, as the reference does since hashicorp/vault#29928.
+ */
+function boundNotAfter(now: number, value: string, limits: TtlLimits): Resolved {
+  const notAfter = parseNotAfter(value);
+  if (notAfter <= now) throw new BadRequest('not_after is in the past');
+  const lifetime = Math.ceil((notAfter - now) / 1000);
+  const granted = grantTtl(PKI_TTL, { ...limits, requested: lifetime });
+  if (granted.ttl >= lifetime) return { notAfter, warnings: [] };
+  return {
+    notAfter: now + granted.ttl * 1000,
+    warnings: [
+      `not_after "${value.trim()}" is ${formatDuration(lifetime)} away, longer than permitted maxTTL "${formatDuration(granted.maxTtl)}", so maxTTL is being used`,
+    ],
+  };
+}
+
+function requested(now: number, input: TtlInput, limits: TtlLimits): Resolved {
+  const fixed = input.roleNotAfter || input.notAfter;
+  if (!fixed) {
     const granted = grantTtl(PKI_TTL, { ...limits, requested: input.ttl });
-    warnings = granted.warnings;
-    notAfter = now + granted.ttl * 1000;
+    return { notAfter: now + granted.ttl * 1000, warnings: granted.warnings };
   }
+  if (input.ttl) throw new BadRequest('either ttl or not_after should be provided, not both');
+  const out = boundNotAfter(now, fixed, limits);
+  if (input.roleNotAfter && input.notAfter) out.warnings.unshift("the role's not_after is used; the request's not_after is ignored");
+  return out;
+}
+
+/** NotAfter in ms, plus a warning when the ttl or not_after was cut to the maximum. */
+export function resolveNotAfter(now: number, input: TtlInput, limits: TtlLimits): Resolved {
+  const { notAfter, warnings } = requested(now, input, limits);
   if (limits.caNotAfter !== undefined && notAfter > limits.caNotAfter) {
     throw new BadRequest(
       `cannot satisfy request, as TTL would result in notAfter of ${new Date(notAfter).toISOString()} that is beyond the expiration of the CA certificate at ${new Date(limits.caNotAfter).toISOString()}`,
