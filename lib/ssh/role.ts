@@ -47,13 +47,12 @@ export const DEFAULT_NOT_BEFORE_SECONDS = 30;
 
 export type RoleInput = Omit<Role, 'allowedUserKeyLengths' | 'keyType'> & { keyType: string; allowedUserKeyLengths: unknown };
 
-export interface RoleContext {
-  /** The role is listed under config/zeroaddress. */
-  zeroAddress: boolean;
-}
-
-/** Validates a role write; returns the role to store. */
-export function buildRole(input: RoleInput, ctx: RoleContext): Role {
+/**
+ * Validates a role write; returns the role to store. An otp or dynamic role may have no cidr_list
+ * (as in Vault): it then issues only once listed in config/zeroaddress, which is checked at
+ * creds time (`checkTargetIp`), since that list may only name roles that exist.
+ */
+export function buildRole(input: RoleInput): Role {
   const kind = input.keyType;
   if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new BadRequest('missing or invalid key_type: use otp, dynamic or ca');
   const role: Role = { ...input, keyType: kind, allowedUserKeyLengths: parseKeyLengths(input.allowedUserKeyLengths) };
@@ -72,8 +71,6 @@ export function buildRole(input: RoleInput, ctx: RoleContext): Role {
   // As the reference: an otp role never logs in to the host, so an admin user is a mistake.
   if (kind === 'otp' && role.adminUser) throw new BadRequest('admin_user is not allowed on otp roles (no login to the host is made)');
   if (!role.defaultUser) throw new BadRequest('missing default_user');
-  if (role.cidrList.length === 0 && !ctx.zeroAddress)
-    throw new BadRequest('missing cidr_list (required unless the role is listed in config/zeroaddress)');
   validateCidrs(role.cidrList, 'cidr_list');
   validateCidrs(role.excludeCidrList, 'exclude_cidr_list');
   if (role.port < 1 || role.port > 65535) throw new BadRequest('invalid port: use 1 to 65535');

@@ -3,7 +3,7 @@ import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Deps } from '../deps';
 import { ExistsError } from '../domain-errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
-import type { Partition } from '../store/store';
+import { mutate, type Partition } from '../store/store';
 import type { CaSigner } from './certificate';
 import type { Role } from './role';
 import { publicBlob, publicLine } from './ssh-key';
@@ -110,6 +110,13 @@ export class SshStore {
 
   async setZeroAddressRoles(roles: string[]): Promise<void> {
     await this.part.put(ZERO, { roles });
+  }
+
+  /** Takes one role out of the zero-address list (a conditional write: concurrent changes are not lost). */
+  async removeZeroAddressRole(name: string): Promise<void> {
+    await mutate<{ roles: string[] }>(this.part, ZERO, (cur) =>
+      cur?.roles.includes(name) ? { roles: cur.roles.filter((r) => r !== name) } : undefined,
+    );
   }
 
   async deleteZeroAddress(): Promise<void> {

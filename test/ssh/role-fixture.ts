@@ -32,5 +32,5 @@ export const base: RoleInput = {
   algorithmSigner: 'default',
 };
 /** Table rows are `as const` (readonly arrays); the role input takes them as they are. */
-export const role = (o: object): Role => buildRole({ ...base, ...(o as Partial<RoleInput>) }, { zeroAddress: false });
+export const role = (o: object): Role => buildRole({ ...base, ...(o as Partial<RoleInput>) });
 export const ctx: SignContext = { displayName: 'token-ops', roleName: 'r', mountDefaultTtl: 3600, mountMaxTtl: 7200, nowMs: 0 };

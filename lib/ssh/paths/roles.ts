@@ -2,7 +2,6 @@
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
-import { mutate } from '../../store/store';
 import { checkAdminKey } from '../admin-key';
 import { checkName } from '../names';
 import { buildRole, roleView } from '../role';
@@ -37,8 +36,7 @@ export const rolePaths = [
       write: async (req) => {
         const name = checkName(req.data.name, 'role');
         const store = new SshStore(req.deps, req.part);
-        const zeroAddress = (await store.zeroAddressRoles()).includes(name);
-        const role = buildRole(roleInput(req.data), { zeroAddress });
+        const role = buildRole(roleInput(req.data));
         if (role.keyType === 'dynamic' && !(await store.hasKey(role.key))) throw new BadRequest(`key "${role.key}" is not registered`);
         await store.putRole(name, role);
       },
@@ -49,10 +47,10 @@ export const rolePaths = [
       },
       delete: async (req) => {
         const store = new SshStore(req.deps, req.part);
+        // Out of config/zeroaddress first, as Vault does: a crash in between leaves a role that
+        // lost its any-address grant, never a grant waiting for a new role of the same name.
+        await store.removeZeroAddressRole(req.data.name);
         await store.deleteRole(req.data.name);
-        await mutate<{ roles: string[] }>(store.part, 'config/zeroaddress', (cur) =>
-          cur?.roles.includes(req.data.name) ? { roles: cur.roles.filter((r) => r !== req.data.name) } : undefined,
-        );
       },
     },
   }),

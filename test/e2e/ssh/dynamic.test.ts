@@ -104,6 +104,30 @@ describe('dynamic keys with the built-in install script', () => {
   }, 60_000);
 });
 
+describe('a dynamic role without cidr_list', () => {
+  it('installs nothing until listed in config/zeroaddress, then installs a key it logs in with', async () => {
+    await writeRole(svc, 'anyhost', { key_type: 'dynamic', key: 'admin', admin_user: 'root', default_user: USER, port: sshd.port });
+    const before = authorizedKeys();
+    const refused = await creds('anyhost');
+    expect(refused).toMatchObject({
+      status: 400,
+      json: { errors: ['IP 127.0.0.1 does not belong to role "anyhost": it has no cidr_list and is not listed in config/zeroaddress'] },
+    });
+    expect(authorizedKeys()).toBe(before);
+    expect(await svc.deps.leases.list('ssh/creds/anyhost/')).toEqual([]);
+
+    const zero = await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anyhost' } });
+    expect(zero.status).toBe(204);
+    const r = await creds('anyhost');
+    expect(r).toMatchObject({ status: 200, json: { data: { key_type: 'dynamic', ip: '127.0.0.1', cidr_list: '' } } });
+    const key = keyFile(r.json!.data.key);
+    expect((await sshLogin({ port: sshd.port, user: USER, key })).code).toBe(0);
+    expect((await revoke(r.json!.lease_id)).status).toBe(204);
+    expect((await sshLogin({ port: sshd.port, user: USER, key })).code).not.toBe(0);
+    expect((await call(svc.app, 'DELETE', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(204);
+  }, 60_000);
+});
+
 describe('dynamic keys at lease expiry', () => {
   it('the sweeper uninstalls an expired key', async () => {
     await writeRole(svc, 'short', {

@@ -1,6 +1,7 @@
 /**
  * An existing secrets-server client library, unmodified: Debian's python3-hvac (run by
- * /usr/bin/python3) drives the SSH engine over real HTTP with its generic read/write/list calls.
+ * /usr/bin/python3) drives the SSH engine over real HTTP with its generic read/write/list calls,
+ * and (hvac_ssh_api.py) with the requests of hvac's SSH methods, as hvac's own SSH tests make them.
  */
 import { createAdaptorServer } from '@hono/node-server';
 import { execFile } from 'node:child_process';
@@ -9,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runHvac } from '../../helpers/hvac';
 import type { TestService } from '../../helpers/service';
 import { certInfo, field, keygen, section, tempDir } from '../../helpers/ssh-keys';
 import { sshService } from './setup';
@@ -73,4 +75,50 @@ describe('python3-hvac against the SSH engine', () => {
     expect(out.verify).toMatchObject({ ip: '10.1.1.1', username: 'ops' });
     expect(out.refused).toMatch(/root is not a valid value for valid_principals/);
   }, 60_000);
+});
+
+describe("python3-hvac through hvac's SSH methods (hvac_ssh_api.py)", () => {
+  it("runs hvac's SSH integration flow: an otp role without cidr_list, zeroaddress, creds for any IP, verify, deletes", async () => {
+    const own = await sshService();
+    const k = keygen(dir, 'ed25519');
+    const out = await runHvac(own, join(import.meta.dirname, 'hvac_ssh_api.py'), { PUBLIC_KEY: k.pubText, PRIVATE_KEY: k.privText });
+    // Debian's 0.11.2 has no SSH class (hvac_ssh_class false): the script then sends that class's requests itself.
+    expect(out.hvac_version).toMatch(/^\d+\.\d+/);
+    const unlisted = 'IP 1.2.3.4 does not belong to role "test_role": it has no cidr_list and is not listed in config/zeroaddress';
+
+    expect(out.create_role).toBe(204);
+    expect(out.read_role).toEqual({
+      allowed_users: '',
+      cidr_list: '',
+      default_user: 'root',
+      exclude_cidr_list: '',
+      key_type: 'otp',
+      port: 22,
+    });
+    expect(out.list_roles).toEqual({ keys: ['test_role'], key_info: { test_role: { key_type: 'otp' } } });
+    expect(out.creds_unlisted).toMatch(`InvalidRequest: ${unlisted}`);
+    expect(out.lookup_unlisted).toEqual([]);
+    expect(out.zero_unknown_role).toMatch('InvalidRequest: role "no_such_role" does not exist');
+    expect(out.configure_zeroaddress).toBe(204);
+    expect(out.list_zeroaddress).toEqual({ roles: ['test_role'] });
+    expect(out.creds).toMatchObject({ renewable: false, data: { ip: '1.2.3.4', key_type: 'otp', port: 22, username: 'root' } });
+    expect(out.creds.lease_id).toMatch(/^ssh\/creds\/test_role\//);
+    expect(out.creds.lease_duration).toBeGreaterThan(0);
+    expect(out.creds.data.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(out.creds_ipv6).toBe('2001:db8::42');
+    expect(out.lookup).toEqual(['test_role']);
+    expect(out.verify).toEqual({ ip: '1.2.3.4', username: 'root', role_name: 'test_role' });
+    expect(out.verify_again).toMatch('InvalidRequest: OTP not found');
+
+    expect(out.delete_zeroaddress).toBe(204);
+    expect(out.zeroaddress_after_delete).toMatch(/^InvalidPath/);
+    expect(out.creds_after_zero_delete).toMatch(`InvalidRequest: ${unlisted}`);
+    expect(out.delete_role).toBe(204);
+    expect(out.zeroaddress_after_role_delete).toMatch(/^InvalidPath/);
+    expect(out.creds_recreated_role).toMatch(`InvalidRequest: ${unlisted}`);
+
+    expect([out.create_key, out.delete_key, out.delete_ca]).toEqual([204, 204, 204]);
+    expect(out.ca_public_key).toMatch(/^ssh-rsa AAAA\S+\n$/);
+    expect(out.sign_default_user).toMatch('InvalidRequest: root is not a valid value for valid_principals');
+  }, 120_000);
 });

@@ -109,46 +109,80 @@ describe('otp creds and verify', () => {
 });
 
 describe('zero-address roles and lookup', () => {
-  it('lets a zero-address role exist without cidr_list and issue for any IP; lookup lists the roles of an IP', async () => {
-    expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(404);
+  const zero = () => call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root });
+  const setZero = (roles: string) => call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles } });
+  const lookup = async (ip: string) => (await call(svc.app, 'POST', '/v1/ssh/lookup', { token: svc.root, body: { ip } })).json!.data.roles;
+  const NOT_LISTED = 'does not belong to role "anywhere": it has no cidr_list and is not listed in config/zeroaddress';
+
+  it('accepts a role without cidr_list (as Vault), which issues for no IP until listed in config/zeroaddress, then for any', async () => {
+    expect((await zero()).status).toBe(404);
     const noCidr = await call(svc.app, 'POST', '/v1/ssh/roles/anywhere', { token: svc.root, body: { key_type: 'otp', default_user: 'u' } });
-    expect(noCidr.json!.errors[0]).toMatch(/missing cidr_list/);
-    // Only existing roles can be listed (as the reference): a role is written with a cidr_list first.
-    const missing = await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } });
-    expect(missing).toMatchObject({ status: 400, json: { errors: ['role "anywhere" does not exist'] } });
-    expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(404);
-    await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u', cidr_list: '192.0.2.0/24' });
-    expect(
-      (await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).json!.errors,
-    ).toEqual(['role "other" does not exist']);
+    expect(noCidr.status).toBe(204);
+    expect((await call(svc.app, 'GET', '/v1/ssh/roles/anywhere', { token: svc.root })).json!.data).toMatchObject({ cidr_list: '' });
+    const leases = (await svc.deps.leases.list('ssh/creds/anywhere/')).length;
+    expect(await creds('anywhere', { ip: '203.0.113.9' })).toMatchObject({
+      status: 400,
+      json: { errors: [`IP 203.0.113.9 ${NOT_LISTED}`] },
+    });
+    expect((await svc.deps.leases.list('ssh/creds/anywhere/')).length).toBe(leases);
+    expect(await lookup('203.0.113.9')).toEqual([]);
+
+    // Only existing roles can be listed (as Vault).
+    expect(await setZero('anywhere,other')).toMatchObject({ status: 400, json: { errors: ['role "other" does not exist'] } });
+    expect((await zero()).status).toBe(404);
     await writeRole(svc, 'other', {
       key_type: 'otp',
       default_user: 'u',
       cidr_list: '198.51.100.0/24',
       exclude_cidr_list: '0.0.0.0/0,::/0',
     });
-    expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'anywhere,other' } })).status).toBe(
-      204,
-    );
-    expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).json!.data.roles).toEqual(['anywhere', 'other']);
+    expect((await setZero('anywhere,other')).status).toBe(204);
+    expect((await zero()).json!.data.roles).toEqual(['anywhere', 'other']);
     await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u', exclude_cidr_list: '172.16.0.0/12' });
-    const r = await creds('anywhere', { ip: '203.0.113.9' });
-    expect(r.status).toBe(200);
-    expect((await creds('anywhere', { ip: '172.16.0.1' })).status).toBe(400);
+    for (const ip of ['203.0.113.9', '2001:db8::9']) {
+      const r = await creds('anywhere', { ip });
+      expect(r).toMatchObject({ status: 200, json: { data: { ip, username: 'u', key_type: 'otp' } } });
+      expect(await verify(r.json!.data.key)).toMatchObject({ status: 200, json: { data: { ip, username: 'u', role_name: 'anywhere' } } });
+    }
+    expect(await creds('anywhere', { ip: '172.16.0.1' })).toMatchObject({
+      status: 400,
+      json: { errors: ['IP 172.16.0.1 is in the exclude_cidr_list of role "anywhere"'] },
+    });
 
-    const lookup = async (ip: string) =>
-      (await call(svc.app, 'POST', '/v1/ssh/lookup', { token: svc.root, body: { ip } })).json!.data.roles;
     expect(await lookup('10.1.1.1')).toEqual(['anywhere', 'otp']);
     expect(await lookup('10.9.1.1')).toEqual(['anywhere']);
+    expect(await lookup('203.0.113.9')).toEqual(['anywhere']);
     expect(await lookup('172.16.0.1')).toEqual([]);
     const bad = await call(svc.app, 'POST', '/v1/ssh/lookup', { token: svc.root, body: { ip: 'nope' } });
     expect(bad).toMatchObject({ status: 400, json: { errors: ['invalid IP address "nope"'] } });
+  });
 
-    // Deleting a role takes it out of the zero-address list.
+  it('deleting a role takes it out of config/zeroaddress: a new role of that name gets no grant', async () => {
+    expect((await zero()).json!.data.roles).toEqual(['anywhere', 'other']);
     expect((await call(svc.app, 'DELETE', '/v1/ssh/roles/anywhere', { token: svc.root })).status).toBe(204);
-    expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).json!.data.roles).toEqual(['other']);
+    expect((await zero()).json!.data.roles).toEqual(['other']);
+    await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u' });
+    expect(await creds('anywhere', { ip: '203.0.113.9' })).toMatchObject({
+      status: 400,
+      json: { errors: [`IP 203.0.113.9 ${NOT_LISTED}`] },
+    });
+    expect(await lookup('203.0.113.9')).toEqual([]);
+    // The list still works: the role can be listed again, and the other one kept its grant.
+    expect((await setZero('anywhere,other')).status).toBe(204);
+    expect((await creds('anywhere', { ip: '203.0.113.9' })).status).toBe(200);
+    expect((await call(svc.app, 'DELETE', '/v1/ssh/roles/other', { token: svc.root })).status).toBe(204);
+    expect((await call(svc.app, 'DELETE', '/v1/ssh/roles/anywhere', { token: svc.root })).status).toBe(204);
+    expect((await zero()).status).toBe(404);
+  });
+
+  it('config/zeroaddress delete drops every grant; a bad role name is refused', async () => {
+    await writeRole(svc, 'anywhere', { key_type: 'otp', default_user: 'u' });
+    expect((await setZero('anywhere')).status).toBe(204);
+    expect((await creds('anywhere', { ip: '192.0.2.1' })).status).toBe(200);
     expect((await call(svc.app, 'DELETE', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(204);
-    expect((await call(svc.app, 'GET', '/v1/ssh/config/zeroaddress', { token: svc.root })).status).toBe(404);
-    expect((await call(svc.app, 'POST', '/v1/ssh/config/zeroaddress', { token: svc.root, body: { roles: 'bad name!' } })).status).toBe(400);
+    expect((await zero()).status).toBe(404);
+    expect(await creds('anywhere', { ip: '192.0.2.1' })).toMatchObject({ status: 400, json: { errors: [`IP 192.0.2.1 ${NOT_LISTED}`] } });
+    expect((await setZero('bad name!')).status).toBe(400);
+    expect(await setZero('')).toMatchObject({ status: 400, json: { errors: ['missing roles'] } });
   });
 });
