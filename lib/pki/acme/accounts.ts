@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { json, type AcmeAnswer } from './answer';
 import { accountKeyOf, parseJws, thumbprint, verifyEab, verifyJws, payloadObject } from './jws';
 import { accountObject, accountUrl, orderUrl } from './objects';
+import { listedOrderIds } from './orders';
 import { AcmeProblem, malformed, unauthorized } from './problem';
 import type { AccountRecord } from './records';
 import type { AcmeScope } from './scope';
@@ -90,7 +91,7 @@ export async function updateAccount(scope: AcmeScope, r: SignedRequest, id: stri
 
 export async function accountOrders(scope: AcmeScope, a: AccountRecord, id: string): Promise<AcmeAnswer> {
   if (a.id !== id) throw unauthorized('the account URL is not the signing account');
-  return json({ orders: (await scope.store.orderIds(id)).map((o) => orderUrl(scope, o)) });
+  return json({ orders: (await listedOrderIds(scope, a)).map((o) => orderUrl(scope, o)) });
 }
 
 /** keyChange (RFC 8555 section 7.3.5): an inner JWS by the new key, inside the old key's. */

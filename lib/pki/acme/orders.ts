@@ -83,6 +83,38 @@ export async function newOrder(
   return json(orderObject(scope, order, 'pending'), { status: 201, location: orderUrl(scope, orderId) });
 }
 
+async function authzsOf(scope: AcmeScope, o: OrderRecord): Promise<AuthzRecord[]> {
+  return (await Promise.all(o.authorizations.map((a) => scope.store.authz(a)))).flatMap((a) => (a ? [a.value] : []));
+}
+
+/** Orders whose status is read at once for the account's orders list. */
+const LIST_READS = 25;
+
+/**
+ * The account's orders list (RFC 8555 section 7.1.2.1) leaves out invalid orders, which it
+ * SHOULD NOT include, and any that are gone. An order's status is the one its own URL answers.
+ */
+export async function listedOrderIds(scope: AcmeScope, account: AccountRecord): Promise<string[]> {
+  const ids = await scope.store.orderIds(account.id);
+  const listed: string[] = [];
+  for (let i = 0; i < ids.length; i += LIST_READS) {
+    const batch = ids.slice(i, i + LIST_READS);
+    const statuses = await Promise.all(
+      batch.map(async (id) => {
+        const o = (await scope.store.order(id))?.value;
+        if (!o || o.account !== account.id || o.directory !== scope.directory) return undefined;
+        const final = o.status === 'valid' || o.status === 'invalid';
+        return orderStatus(o, final ? [] : await authzsOf(scope, o), scope.deps.now());
+      }),
+    );
+    batch.forEach((id, j) => {
+      const status = statuses[j];
+      if (status && status !== 'invalid') listed.push(id);
+    });
+  }
+  return listed;
+}
+
 /** The order, owned by the account, with its authorizations. */
 export async function loadOrder(
   scope: AcmeScope,
@@ -92,7 +124,7 @@ export async function loadOrder(
   const order = await scope.store.order(id);
   if (!order || order.value.directory !== scope.directory) throw new AcmeProblem('malformed', 'no such order', { status: 404 });
   if (order.value.account !== account.id) throw unauthorized('the order belongs to another account');
-  const authzs = (await Promise.all(order.value.authorizations.map((a) => scope.store.authz(a)))).flatMap((a) => (a ? [a.value] : []));
+  const authzs = await authzsOf(scope, order.value);
   return { order, authzs, status: orderStatus(order.value, authzs, scope.deps.now()) };
 }
 

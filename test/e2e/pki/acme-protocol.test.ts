@@ -370,6 +370,33 @@ describe('orders', () => {
     expect((await post(rel(o.url), a.key, '', { kid: a.kid })).json!.status).toBe('invalid');
   });
 
+  it("the account's orders list leaves out invalid orders (RFC 8555 section 7.1.2.1), keeps pending and valid ones", async () => {
+    const a = await account();
+    const pending = await order(a, ['d.acme.test']);
+    const valid = await order(a, ['e.acme.test']);
+    await solve(a, valid);
+    const fin = await post(rel(valid.body.finalize), a.key, { csr: await csrDer(['e.acme.test']) }, { kid: a.kid });
+    expect(fin.json!.status, fin.text).toBe('valid');
+    const wrong = await order(a, ['f.acme.test']);
+    await solve(a, wrong, true);
+    const dropped = await order(a, ['d.acme.test']);
+    const deactivated = await post(rel(dropped.body.authorizations[0]), a.key, { status: 'deactivated' }, { kid: a.kid });
+    expect(deactivated.json!.status, deactivated.text).toBe('deactivated');
+    for (const [o, status] of [
+      [pending, 'pending'],
+      [valid, 'valid'],
+      [wrong, 'invalid'],
+      [dropped, 'invalid'],
+    ] as const)
+      expect((await post(rel(o.url), a.key, '', { kid: a.kid })).json!.status).toBe(status);
+
+    const ordersUrl = (await post(rel(a.kid), a.key, '', { kid: a.kid })).json!.orders as string;
+    expect(ordersUrl).toBe(`${a.kid}/orders`);
+    const list = await post(rel(ordersUrl), a.key, '', { kid: a.kid });
+    expect(list.status, list.text).toBe(200);
+    expect([...list.json!.orders].sort()).toEqual([pending.url, valid.url].sort());
+  });
+
   it('an account cannot answer or read another account’s authorization', async () => {
     const a = await account();
     const b = await account();
