@@ -2,12 +2,12 @@
  * A parsed `?filter` checked against an endpoint's fields (schema.ts) and turned into a
  * predicate over the answer's wire shapes. Every selector, operator and value is checked
  * before anything is read: an unknown selector, an operator the field's type cannot take, a
- * value that is not of the field's type or a bad regular expression is a 400 naming it.
+ * value that is not of the field's type or a bad regular expression (regex.ts) is a 400 naming it.
  * Missing map keys follow the reference: `==`, `in`, `matches`, `is not empty` are false,
  * their negations (and `is empty`) true.
  */
-import { runInNewContext } from 'node:vm';
 import { filterError, parseFilter, type Expr, type MatchOp } from './parse';
+import { Patterns } from './regex';
 import type { FieldType } from './schema';
 
 export type Predicate = (item: unknown) => boolean;
@@ -21,8 +21,6 @@ const NEGATED: Partial<Record<MatchOp, MatchOp>> = {
   'is not nil': 'is nil',
 };
 const TRUE_WHEN_MISSING = new Set<MatchOp>(['!=', 'not in', 'is empty', 'not matches', 'is nil']);
-/** How long one request's filter may run (a costly regular expression), in ms. */
-const EVALUATION_LIMIT_MS = 1000;
 
 const isList = (t: FieldType): t is { list: FieldType } => typeof t === 'object' && 'list' in t;
 const isMap = (t: FieldType): t is { map: FieldType } => typeof t === 'object' && 'map' in t;
@@ -58,7 +56,7 @@ function coerce(raw: string, t: FieldType, shown: string): string | number | boo
 }
 
 /** The test of a positive operator on the selected value. */
-function leafFor(op: MatchOp, t: FieldType, raw: string, shown: string): Leaf {
+function leafFor(op: MatchOp, t: FieldType, raw: string, shown: string, patterns: Patterns): Leaf {
   const refuse = (what: string): never => {
     throw filterError(`cannot perform ${what} operations on type ${typeName(t)} for selector "${shown}"`);
   };
@@ -88,27 +86,8 @@ function leafFor(op: MatchOp, t: FieldType, raw: string, shown: string): Leaf {
     return (v) => v === null || v === undefined;
   }
   if (t !== 'string') refuse('matches');
-  const re = regex(raw);
-  return (v) => typeof v === 'string' && re.test(v);
-}
-
-/** A regular expression in the reference's (RE2) syntax; what RE2 lacks is refused, as there. */
-function regex(raw: string): RegExp {
-  const m = /^\(\?([imsU]+)\)/.exec(raw);
-  const body = (m ? raw.slice(m[0].length) : raw).replace(/\(\?P</g, '(?<');
-  if (/\(\?<?[=!]|\\[1-9]|\\k</.test(body))
-    throw filterError(
-      `regular expression ${JSON.stringify(raw.slice(0, 64))} uses lookaround or back-references, which RE2 syntax has not`,
-    );
-  const flags = [...new Set((m?.[1] ?? '').replace('U', '').split(''))].join('');
-  for (const f of [`${flags}u`, flags]) {
-    try {
-      return new RegExp(body, f);
-    } catch {
-      /* try without the unicode flag */
-    }
-  }
-  throw filterError(`failed to compile regular expression ${JSON.stringify(raw.slice(0, 64))}`);
+  const matches = patterns.compile(raw);
+  return (v) => typeof v === 'string' && matches(v);
 }
 
 /** Walks `path` from `v`: through lists (any element, or the numbered one) and maps. */
@@ -126,19 +105,19 @@ function walk(v: unknown, t: FieldType, path: string[], i: number, leaf: Leaf, m
   return walk(v[seg], next, path, i + 1, leaf, missing);
 }
 
-function compile(e: Expr, schema: FieldType): Predicate {
+function compile(e: Expr, schema: FieldType, patterns: Patterns): Predicate {
   if (e.kind === 'not') {
-    const p = compile(e.operand, schema);
+    const p = compile(e.operand, schema, patterns);
     return (x) => !p(x);
   }
   if (e.kind !== 'match') {
-    const [l, r] = [compile(e.left, schema), compile(e.right, schema)];
+    const [l, r] = [compile(e.left, schema, patterns), compile(e.right, schema, patterns)];
     return e.kind === 'and' ? (x) => l(x) && r(x) : (x) => l(x) || r(x);
   }
   const shown = e.selector.join('.');
   const t = resolve(e.selector, schema, shown);
   const positive = NEGATED[e.op] ?? e.op;
-  const leaf = leafFor(positive, t, e.value ?? '', shown);
+  const leaf = leafFor(positive, t, e.value ?? '', shown, patterns);
   const test: Leaf = positive === e.op ? leaf : (v) => !leaf(v);
   const missing = TRUE_WHEN_MISSING.has(e.op);
   return (x) => walk(x, schema, e.selector, 0, test, missing);
@@ -151,18 +130,10 @@ export function compileFilter(text: string | null, schema: FieldType | undefined
   if (text === null) return (items) => items;
   if (!schema) throw filterError(`filtering is not supported on ${where}`);
   const expr = parseFilter(text);
-  const predicate = compile(expr, schema);
-  const costly = /\bmatches\b/.test(text);
+  const patterns = new Patterns();
+  const predicate = compile(expr, schema, patterns);
   return (items, shape = (x) => x) => {
-    const run = () => items.filter((x) => predicate(shape(x)));
-    if (!costly) return run();
-    try {
-      // A regular expression can backtrack for long; the VM's timeout stops it.
-      return runInNewContext('run()', { run }, { timeout: EVALUATION_LIMIT_MS }) as typeof items;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
-        throw filterError('evaluating the expression took too long (simplify its regular expression)');
-      throw err;
-    }
+    patterns.startEvaluation();
+    return items.filter((x) => predicate(shape(x)));
   };
 }
