@@ -56,11 +56,38 @@ export interface AccessRequest {
   path: string;
   op: AccessOp;
   sudo: boolean;
-  /** The request's parameters (body of a write, query of a read), for parameter constraints. */
-  data: Record<string, unknown>;
+  /**
+   * The request's parameters (body of a write, query of a read) as the handler will use them,
+   * for parameter constraints (lib/http/access-params.ts builds them from the path's fields).
+   */
+  params: AccessParam[];
   /** The caller's address (the socket's; API Gateway's sourceIp), for tokens bound to CIDR blocks. */
   remoteAddress?: string;
 }
+
+/** How parameter constraints compare a parameter's value: the way the handler reads it. */
+export type ParamKind = 'string' | 'int' | 'bool' | 'duration' | 'list' | 'map';
+
+/**
+ * One request parameter as parameter constraints see it: the value after the path's field
+ * coercion (a list split and trimmed, a duration in seconds), so a rule holds on exactly what
+ * the handler uses, whatever the spelling sent.
+ */
+export interface AccessParam {
+  /** The name as sent, lower-cased, then the names of the fields it is an alias of (their rules apply too). */
+  names: string[];
+  value: unknown;
+  /** Absent: compared as sent (an undeclared parameter, or input that failed its field's check). */
+  kind?: ParamKind;
+  /**
+   * How strings compare beyond equality and globs: `lower-case` where the handler treats them
+   * case-insensitively (or folds them); `address` for IP addresses and CIDR blocks, in their
+   * canonical spelling (`0:0::1` is `::1`).
+   */
+  compareAs?: CompareAs;
+}
+
+export type CompareAs = 'lower-case' | 'address';
 
 export interface Authorizer {
   /** Checks the request's token and policies. Throws PermissionDenied, or returns the caller. Counts one use of a token with num_uses. */

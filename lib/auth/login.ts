@@ -6,6 +6,8 @@
 import type { Result, ReqContext } from '../http/path';
 import { authBlock } from '../sys/paths/token-shapes';
 import { calculateTtl } from '../sys/token-ttl';
+import { NO_ROOT_TOKENS } from '../sys/tokens';
+import { InvalidInput } from '../domain-errors';
 import type { AuthMount } from './mounts';
 import type { TokenSettings } from './token-fields';
 
@@ -36,6 +38,8 @@ export async function issueLoginToken(req: ReqContext, mount: AuthMount, grant: 
     now,
   });
   const policies = [...new Set([...(s.noDefaultPolicy ? [] : ['default']), ...s.policies, ...(grant.extraPolicies ?? [])])].sort();
+  // A role stored before roles were checked for it may still name root: no login carries it.
+  if (policies.some((p) => p.toLowerCase() === 'root')) throw new InvalidInput(NO_ROOT_TOKENS);
   const prefix = mount.path.slice('auth/'.length).replace(/\//g, '-');
   const { token, record } = await req.deps.tokens.create({
     policies,

@@ -6,16 +6,17 @@ import { SYSTEM_MAX_LEASE_TTL } from '../config';
 import { BadRequest } from '../errors';
 import { f } from '../http/fields';
 import { validateCidrs } from '../net/cidr';
+import { NO_ROOT_TOKENS } from '../sys/tokens';
 
 export const tokenFields = {
-  token_policies: f.list({ description: 'policies of the tokens a login gets' }),
-  policies: f.list({ description: 'deprecated alias of token_policies' }),
+  token_policies: f.list({ foldCase: true, description: 'policies of the tokens a login gets' }),
+  policies: f.list({ foldCase: true, aliasOf: 'token_policies', description: 'deprecated alias of token_policies' }),
   token_ttl: f.duration({ description: 'default TTL of the tokens' }),
   token_max_ttl: f.duration({ description: 'maximum lifetime of the tokens, renewals included' }),
   token_explicit_max_ttl: f.duration({ description: 'hard cap on the tokens lifetime' }),
   token_period: f.duration({ description: 'makes the tokens periodic' }),
   token_num_uses: f.int({ min: 0, description: 'uses per token (0: unlimited)' }),
-  token_bound_cidrs: f.list({ description: 'CIDR blocks the tokens may be used from' }),
+  token_bound_cidrs: f.list({ compareAs: 'address', description: 'CIDR blocks the tokens may be used from' }),
   token_no_default_policy: f.bool({ description: 'leave out the default policy' }),
   token_type: f.string({ description: 'service or default (batch tokens are not supported)' }),
 };
@@ -63,6 +64,7 @@ export function mergeTokenSettings(current: TokenSettings | undefined, d: TokenD
   }
   const policies = d.token_policies ?? d.policies;
   if (policies !== undefined) s.policies = [...new Set(policies.map((p) => p.trim().toLowerCase()).filter(Boolean))];
+  if (s.policies.includes('root')) throw new BadRequest(`${NO_ROOT_TOKENS}: a login role may not carry the "root" policy`);
   if (d.token_ttl !== undefined) s.ttl = d.token_ttl;
   if (d.token_max_ttl !== undefined) s.maxTtl = d.token_max_ttl;
   if (d.token_explicit_max_ttl !== undefined) s.explicitMaxTtl = d.token_explicit_max_ttl;

@@ -9,7 +9,9 @@ import type { AuditResponse } from '../audit/auditor';
 import type { Deps } from '../deps';
 import type { Principal } from '../types';
 import { MethodNotAllowed, NotFound } from '../errors';
+import { accessParams } from './access-params';
 import { engineToken, type AccessOp } from './auth';
+import { canonicalPath } from './canonical-path';
 import { envelope, errorResponse, jsonResponse } from './envelope';
 import { ignoredWarning, parseBody, queryInput, readRawBody, validateFields } from './input';
 import { frontDoor, fullPath, paramsOf, route, type Renderer } from './front-door';
@@ -73,7 +75,8 @@ export function createApp(options: AppOptions): Hono {
 async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Promise<Response> {
   const scope = c.get('scope');
   const req = c.req.raw;
-  const full = fullPath(scope);
+  // A name the handler folds is folded here, before policies see the path (canonical-path.ts).
+  const { full, params } = canonicalPath(spec.fields, set.prefix, spec.pattern, fullPath(scope), paramsOf(c));
   const rel = full.slice(set.prefix.length + 1);
   scope.log.mount = set.mount.path;
   scope.log.path = `${set.prefix}/${spec.pattern}`;
@@ -85,10 +88,13 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   if (op === 'list') audit.operation = 'list';
   const handler = op && spec.operations[op];
   if (!op || !handler || (req.method === 'HEAD' && spec.readActs)) throw new MethodNotAllowed(req.method);
-  const params = paramsOf(c);
 
   const { input, badInput, body } = await decodeInput(req, scope.url, op, spec);
   audit.data = body ? { http_raw_body: body.body, ...(body.contentType ? { http_content_type: body.contentType } : {}) } : input;
+  // Fields are coerced before authorization, so parameter constraints hold on the values the
+  // handler will use; a field error is thrown after it, so an unauthorised caller learns nothing.
+  // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
+  const fields = badInput ? undefined : checkFields(spec, input, params, op === 'write' && !body);
   const part = deps.store.partition(partitionName(set.mount));
   const token = engineToken(req.headers);
   if (token) audit.clientToken = token;
@@ -102,14 +108,14 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
       path: accessPath(full, op),
       op: accessAs,
       sudo: spec.sudo?.includes(op) ?? false,
-      data: input,
+      params: accessParams(spec.fields, input, fields && 'data' in fields ? fields.data : undefined),
       ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
     });
     audit.principal = principal;
   }
   if (badInput) throw badInput;
-  // A raw body has no fields to check: only the path parameters (and a read's query) are fields.
-  const { data, ignored } = validateFields(spec.fields, input, params, op === 'write' && !body);
+  if (!fields || 'error' in fields) throw fields?.error;
+  const { data, ignored } = fields;
   const warning = ignoredWarning(ignored);
 
   // A HEAD discards its body, so it is never wrapped (no wrapping token nobody can read).
@@ -208,6 +214,20 @@ interface Decoded {
   badInput?: unknown;
   /** On a write to a rawBody path: the bytes and content type for the handler. */
   body?: { body: Uint8Array; contentType?: string };
+}
+
+/** The path's fields validated and coerced, or the error to throw once the caller is authorised. */
+function checkFields(
+  spec: PathSpec,
+  input: Record<string, unknown>,
+  params: Record<string, string>,
+  write: boolean,
+): ReturnType<typeof validateFields> | { error: unknown } {
+  try {
+    return validateFields(spec.fields, input, params, write);
+  } catch (e) {
+    return { error: e };
+  }
 }
 
 /** A write's body (bounded, then parsed, or kept as bytes on a rawBody path); else the query. */

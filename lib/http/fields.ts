@@ -4,7 +4,9 @@
  * document needs. A wrong type is a 400 naming the field.
  */
 import * as z from 'zod/mini';
+import { parseBool } from '../booleans';
 import { parseDuration } from '../duration';
+import type { CompareAs } from '../types';
 
 export type FieldKind = 'string' | 'int' | 'bool' | 'duration' | 'list' | 'map' | 'object' | 'any';
 
@@ -19,6 +21,16 @@ export interface Field<T = unknown, Present extends boolean = boolean> {
   enum?: readonly string[];
   /** Where the value comes from: the URL path, or the body/query (default). */
   in?: 'path';
+  /**
+   * `foldCase` lower-cases the value before anything reads it (policy and role names the
+   * reference stores lower-cased; for a path parameter, before authorization). `compareAs` tells
+   * parameter constraints how the handler reads a value it keeps as sent: `lower-case` (DNS
+   * names), `address` (IP addresses, CIDR blocks).
+   */
+  foldCase?: boolean;
+  compareAs?: CompareAs;
+  /** This field is an alias of another (`policies` of `token_policies`): rules on either name hold on it. */
+  aliasOf?: string;
 }
 
 export type Fields = Record<string, Field>;
@@ -30,6 +42,14 @@ export type FieldValues<F extends Fields> = {
 interface Opts<T, D extends T | undefined = T | undefined> {
   description?: string;
   default?: D;
+  /** See Field. */
+  compareAs?: CompareAs;
+  aliasOf?: string;
+}
+
+/** Options of the string-valued kinds (string, list, path parameter). */
+interface Folding {
+  foldCase?: boolean;
 }
 
 type Present<R extends boolean, D> = R extends true ? true : D extends undefined ? false : true;
@@ -37,16 +57,34 @@ type Present<R extends boolean, D> = R extends true ? true : D extends undefined
 function make<T>(
   kind: FieldKind,
   schema: z.ZodMiniType<T>,
-  o: { description?: string; default?: T | undefined; required?: boolean; enum?: readonly string[] },
+  o: {
+    description?: string;
+    default?: T | undefined;
+    required?: boolean;
+    enum?: readonly string[];
+    foldCase?: boolean;
+    compareAs?: CompareAs;
+    aliasOf?: string;
+  },
 ) {
   return {
     kind,
-    schema,
+    schema: o.foldCase ? lowerCased(schema) : schema,
     required: o.required ?? false,
     description: o.description ?? '',
     ...(o.default !== undefined ? { default: o.default } : {}),
     ...(o.enum ? { enum: o.enum } : {}),
+    ...(o.foldCase ? { foldCase: true } : {}),
+    ...(o.compareAs ? { compareAs: o.compareAs } : {}),
+    ...(o.aliasOf ? { aliasOf: o.aliasOf } : {}),
   };
+}
+
+/** A string or list schema whose values come out lower-cased. */
+function lowerCased<T>(schema: z.ZodMiniType<T>): z.ZodMiniType<T> {
+  const lower = (v: unknown): unknown =>
+    typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x.toLowerCase() : x)) : v;
+  return z.pipe(schema, z.transform((v: T) => lower(v) as T)) as unknown as z.ZodMiniType<T>;
 }
 
 const expect = (what: string) => ({ error: () => `expected ${what}` });
@@ -60,18 +98,12 @@ const intSchema = z
   .union([z.number(), z.pipe(z.string().check(z.regex(/^\s*-?\d+\s*$/)), z.transform(Number))], expect('an integer'))
   .check(z.refine((n) => Number.isSafeInteger(n), { message: 'expected an integer' }));
 
-const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
-const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False', '']);
 const boolSchema = z.union(
   [
     z.boolean(),
     z.pipe(
-      z.number().check(z.refine((n) => n === 0 || n === 1)),
-      z.transform((n: number) => n === 1),
-    ),
-    z.pipe(
-      z.string().check(z.refine((v) => TRUE.has(v) || FALSE.has(v))),
-      z.transform((v: string) => TRUE.has(v)),
+      z.union([z.number(), z.string()]).check(z.refine((v) => parseBool(v) !== undefined)),
+      z.transform((v: number | string) => parseBool(v) === true),
     ),
   ],
   expect('a boolean'),
@@ -141,7 +173,7 @@ const mapSchema = coercion(stringMap, 'expected an object of strings or key=valu
 
 export const f = {
   string: <R extends boolean = false, D extends string | undefined = undefined>(
-    o: Opts<string, D> & { required?: R; enum?: readonly string[] } = {},
+    o: Opts<string, D> & Folding & { required?: R; enum?: readonly string[] } = {},
   ) =>
     make(
       'string',
@@ -167,13 +199,13 @@ export const f = {
   /** Seconds. */
   duration: <R extends boolean = false, D extends number | undefined = undefined>(o: Opts<number, D> & { required?: R } = {}) =>
     make('duration', durationSchema, o) as Field<number, Present<R, D>>,
-  list: <R extends boolean = false, D extends string[] | undefined = undefined>(o: Opts<string[], D> & { required?: R } = {}) =>
+  list: <R extends boolean = false, D extends string[] | undefined = undefined>(o: Opts<string[], D> & Folding & { required?: R } = {}) =>
     make('list', listSchema, o) as Field<string[], Present<R, D>>,
   map: <R extends boolean = false, D extends Record<string, string> | undefined = undefined>(
     o: Opts<Record<string, string>, D> & { required?: R } = {},
   ) => make('map', mapSchema, o) as Field<Record<string, string>, Present<R, D>>,
   /** A path segment (always present when the route matched). */
-  pathParam: (o: { description?: string } = {}) =>
+  pathParam: (o: { description?: string } & Folding = {}) =>
     ({ ...make('string', z.string(), { ...o, required: true }), in: 'path' as const }) as Field<string, true>,
   /** Any JSON value (validated by the handler). */
   any: <R extends boolean = false>(o: Opts<unknown> & { required?: R } = {}) => make('any', z.unknown(), o) as Field<unknown, R>,

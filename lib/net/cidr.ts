@@ -23,6 +23,19 @@ function parseBlock(block: string, field: string): { addr: string; prefix: numbe
   return { addr, prefix, fam };
 }
 
+/**
+ * An IP address or CIDR block in one spelling (IPv6 compressed and lower case, a prefix without
+ * leading zeros); anything else as given, trimmed.
+ */
+export function canonicalAddress(text: string): string {
+  const t = text.trim();
+  const [addr = '', prefix, extra] = t.split('/');
+  const fam = family(addr);
+  if (!fam || extra !== undefined || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) return t;
+  const a = fam === 'ipv6' ? new URL(`http://[${addr}]/`).hostname.slice(1, -1) : addr;
+  return prefix === undefined ? a : `${a}/${Number(prefix)}`;
+}
+
 export function checkIp(ip: string): string {
   if (!family(ip)) throw new BadRequest(`invalid IP address${echo(ip)}`);
   return ip;

@@ -1,9 +1,12 @@
 /**
  * The compiled rules of a token's policies and the decision for one request, as the reference
- * server makes it: merge by pattern; the exact rule for the path wins; a LIST also tries the path
- * without its trailing slash; otherwise the most specific glob or segment-wildcard rule decides.
+ * server makes it: merge by pattern; the exact rule for the path wins (a LIST also tries the
+ * exact rule of the path without its trailing slash); otherwise the most specific glob or
+ * segment-wildcard rule for the path as asked (a LIST with its trailing slash) decides, so a
+ * deny on `pki/roles/*` hides the listing `pki/roles/` whatever grants `pki/*`.
  */
-import { isDeepStrictEqual } from 'node:util';
+import type { AccessParam } from '../types';
+import { parametersAllowed } from './acl-params';
 import type { Capability, Operation, PathRule, Permissions, PolicyDocument } from './policy-rules';
 
 type ParamMap = Map<string, unknown[]>;
@@ -43,12 +46,9 @@ export class Acl {
   /** The permissions that decide an operation on `path` (relative to /v1/), or undefined. */
   permissions(path: string, list = false): Permissions | undefined {
     const p = path.replace(/^\/+/, '');
-    const hit = this.exact.get(p) ?? (list ? this.exact.get(p.replace(/\/$/, '')) : undefined);
+    // The slash-less fallback is for exact rules only: a glob is matched on the path as asked.
+    const hit = (list ? this.exact.get(p.replace(/\/$/, '')) : undefined) ?? this.exact.get(p);
     if (hit) return hit;
-    if (list && p.endsWith('/')) {
-      const trimmed = this.nonExact(p.slice(0, -1));
-      if (trimmed) return trimmed;
-    }
     return this.nonExact(p);
   }
 
@@ -129,59 +129,18 @@ export function mergeRules(docs: PolicyDocument[]): Acl {
   return new Acl(docs.flatMap((d) => d.rules));
 }
 
-/** The capabilities on a path as `sys/capabilities-self` reports them (LIST fallback included). */
+/** The capabilities on a path as `sys/capabilities-self` reports them (decided as a LIST, as the reference does). */
 export function capabilitiesFor(acl: Acl, path: string): Set<Capability> {
   return acl.permissions(path, true)?.capabilities ?? new Set();
 }
 
-/** Whether `perms` allow `op` (with sudo when asked) on a request carrying `data`. */
-export function allows(perms: Permissions | undefined, op: Operation, sudo: boolean, data: Record<string, unknown> = {}): boolean {
+/** Whether `perms` allow `op` (with sudo when asked) on a request carrying `params`. */
+export function allows(perms: Permissions | undefined, op: Operation, sudo: boolean, params: readonly AccessParam[] = []): boolean {
   if (!perms) return false;
   const caps = perms.capabilities;
   if (caps.has('deny')) return false;
   const granted = op === 'write' ? caps.has('create') || caps.has('update') : caps.has(op);
   if (!granted || (sudo && !caps.has('sudo'))) return false;
   if (op === 'list' || op === 'delete') return true;
-  return parametersAllowed(perms, data);
-}
-
-function parametersAllowed(perms: Permissions, data: Record<string, unknown>): boolean {
-  const names = Object.keys(data);
-  const given = new Set(names.map((n) => n.toLowerCase()));
-  if (!perms.required.every((p) => given.has(p))) return false;
-  if (!names.length) return true;
-  const denied = perms.denied;
-  if (denied?.size) {
-    if (denied.has('*')) return false;
-    for (const n of names) {
-      const list = denied.get(n.toLowerCase());
-      if (list && valueIn(data[n], list)) return false;
-    }
-  }
-  const allowed = perms.allowed;
-  if (!allowed?.size) return true;
-  const any = allowed.has('*');
-  if (any && allowed.size === 1) return true;
-  for (const n of names) {
-    const list = allowed.get(n.toLowerCase());
-    if (!list && !any) return false;
-    if (list && !valueIn(data[n], list)) return false;
-  }
-  return true;
-}
-
-/** An empty list holds every value; strings match with a leading and/or trailing `*`. */
-function valueIn(v: unknown, list: unknown[]): boolean {
-  if (list.length === 0) return true;
-  return list.some((el) => (typeof el === 'string' && typeof v === 'string' ? globMatch(el, v) : isDeepStrictEqual(el, v)));
-}
-
-export function globMatch(item: string, value: string): boolean {
-  if (item.length < 2) return item === value;
-  const head = item.startsWith('*');
-  const tail = item.endsWith('*');
-  if (head && tail) return value.includes(item.slice(1, -1));
-  if (head) return value.endsWith(item.slice(1));
-  if (tail) return value.startsWith(item.slice(0, -1));
-  return item === value;
+  return parametersAllowed(perms, params);
 }

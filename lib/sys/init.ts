@@ -39,6 +39,7 @@ async function createRoot(deps: Deps, path: string): Promise<RootToken & { recor
     renewable: false,
     parent: '',
     path,
+    allowRoot: true,
   });
   return { rootToken: token, accessor: record.accessor, record };
 }

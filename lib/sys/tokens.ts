@@ -5,7 +5,7 @@
  * Liveness and revocation across the tree of tokens are token-tree.ts's.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ExistsError } from '../domain-errors';
+import { ConflictError, ExistsError, Forbidden } from '../domain-errors';
 import { BadRequest, PermissionDenied } from '../errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
 import { mutate, type Partition } from '../store/store';
@@ -54,7 +54,15 @@ export interface CreateTokenInput {
   bound_cidrs?: string[];
   /** The login identity (auth methods): the alias name and mount accessor templates read. */
   alias?: { mount_accessor: string; mount_type: string; name: string; metadata: Record<string, string> };
+  /**
+   * Set only by the makers of root tokens (initialisation, generate-root, and `auth/token/create`
+   * called with a root token): without it a token carrying `root` is never made.
+   */
+  allowRoot?: true;
 }
+
+/** The one refusal of a root token from anywhere else. */
+export const NO_ROOT_TOKENS = 'auth methods cannot create root tokens';
 
 /** What a renewal obeys beyond the record: a token role's current settings. */
 export interface RenewLimits {
@@ -121,6 +129,7 @@ export class Tokens {
   }
 
   async create(input: CreateTokenInput): Promise<{ token: string; record: TokenRecord }> {
+    if (input.policies.some((p) => p.toLowerCase() === 'root') && input.allowRoot !== true) throw new Forbidden(NO_ROOT_TOKENS);
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const accessor = randomBytes(18).toString('base64url');
     const id = await this.idOf(token);

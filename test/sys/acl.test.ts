@@ -1,6 +1,7 @@
 /** Table tests: the ACL of merged policies: path patterns and their precedence, capabilities, parameter constraints. */
 import { describe, expect, it } from 'vitest';
 import { Acl, allows, capabilitiesFor, mergeRules } from '../../lib/sys/acl';
+import { paramsAsSent } from '../../lib/sys/acl-params';
 import { parsePolicy } from '../../lib/sys/policy-rules';
 
 const acl = (...docs: unknown[]) => mergeRules(docs.map((d) => parsePolicy(d)));
@@ -11,7 +12,7 @@ const can = (
   op: 'read' | 'list' | 'create' | 'update' | 'delete',
   data: Record<string, unknown> = {},
   sudo = false,
-) => allows(a.permissions(path, op === 'list'), op, sudo, data);
+) => allows(a.permissions(path, op === 'list'), op, sudo, paramsAsSent(data));
 
 describe('policy path patterns', () => {
   it.each([
@@ -48,6 +49,16 @@ describe('policy path patterns', () => {
     expect(caps(a, 'pki/issue/web2')).toEqual(['list']);
     expect(caps(a, 'pki/roles/web')).toEqual(['delete']);
     expect(caps(a, 'pki/roles/other')).toEqual(['read']);
+  });
+
+  it('a deny on a folder hides its listing, whatever grants its parent (the slash-less fallback is for exact rules only)', () => {
+    const a = acl({ path: { 'pki/*': { capabilities: ['read', 'list'] }, 'pki/roles/*': { capabilities: ['deny'] } } });
+    expect(can(a, 'pki/roles/', 'list')).toBe(false);
+    expect(caps(a, 'pki/roles/')).toEqual(['deny']);
+    expect(can(a, 'pki/certs/', 'list')).toBe(true);
+    expect(can(a, 'pki/roles', 'read')).toBe(true);
+    const plus = acl({ path: { 'pki/*': { capabilities: ['list'] }, 'pki/roles/+': { capabilities: ['deny'] } } });
+    expect(can(plus, 'pki/roles/', 'list')).toBe(false);
   });
 
   it('checks a LIST on the path with its trailing slash, and on the bare path as well', () => {
@@ -117,7 +128,9 @@ describe('parameter constraints', () => {
     ['a required parameter missing', { required_parameters: ['common_name'] }, { ttl: '1h' }, false],
     ['no data and no required ones', { allowed_parameters: { a: ['b'] } }, {}, true],
     ['non-string values compared whole', { allowed_parameters: { n: [3] } }, { n: 3 }, true],
-    ['a list against scalars', { allowed_parameters: { n: ['a', 'b'] } }, { n: ['a', 'b'] }, false],
+    ['a list, every element allowed', { allowed_parameters: { n: ['a', 'b'] } }, { n: ['a', 'b'] }, true],
+    ['a list, one element not allowed', { allowed_parameters: { n: ['a', 'b'] } }, { n: ['a', 'c'] }, false],
+    ['a list, one element denied', { denied_parameters: { n: ['c'] } }, { n: ['a', 'c'] }, false],
   ])('%s', (_name, rule, data, expected) => {
     expect(can(issue(rule), 'pki/issue/web', 'update', data)).toBe(expected);
   });

@@ -1,6 +1,7 @@
 /** Policy documents (JSON, HCL, the legacy policy word) read into rules, and the ones refused with the reason. */
 import { describe, expect, it } from 'vitest';
 import { Acl, allows, capabilitiesFor, mergeRules } from '../../lib/sys/acl';
+import { paramsAsSent } from '../../lib/sys/acl-params';
 import { parsePolicy } from '../../lib/sys/policy-rules';
 
 const acl = (...docs: unknown[]) => mergeRules(docs.map((d) => parsePolicy(d)));
@@ -11,7 +12,7 @@ const can = (
   op: 'read' | 'list' | 'create' | 'update' | 'delete',
   data: Record<string, unknown> = {},
   sudo = false,
-) => allows(a.permissions(path, op === 'list'), op, sudo, data);
+) => allows(a.permissions(path, op === 'list'), op, sudo, paramsAsSent(data));
 
 describe('documents: JSON, HCL and the legacy policy word', () => {
   it('reads HCL with repeated blocks, comments and parameter maps', () => {

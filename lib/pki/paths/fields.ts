@@ -7,9 +7,9 @@ export const formatFields = {
 };
 
 export const nameFields = {
-  common_name: f.string({ default: '', description: 'the requested common name' }),
-  alt_names: f.list({ default: [], description: 'DNS names and email addresses' }),
-  ip_sans: f.list({ default: [], description: 'IP subject alternative names' }),
+  common_name: f.string({ default: '', compareAs: 'lower-case', description: 'the requested common name' }),
+  alt_names: f.list({ default: [], compareAs: 'lower-case', description: 'DNS names and email addresses' }),
+  ip_sans: f.list({ default: [], compareAs: 'address', description: 'IP subject alternative names' }),
   uri_sans: f.list({ default: [], description: 'URI subject alternative names' }),
   other_sans: f.list({ default: [], description: '<oid>;UTF8:<value> entries' }),
   exclude_cn_from_sans: f.bool({ default: false }),
@@ -36,7 +36,7 @@ export const caFields = {
   key_bits: f.int({ min: 0 }),
   signature_bits: f.int({ default: 0 }),
   max_path_length: f.int({ default: -1, min: -1 }),
-  permitted_dns_domains: f.list({ default: [] }),
+  permitted_dns_domains: f.list({ default: [], compareAs: 'lower-case' }),
   managed_key_name: f.string(),
   managed_key_id: f.string(),
 };

@@ -11,7 +11,7 @@ const roleFields = {
   ttl: f.duration({ default: 0 }),
   max_ttl: f.duration({ default: 0 }),
   allow_localhost: f.bool({ default: true }),
-  allowed_domains: f.list({ default: [] }),
+  allowed_domains: f.list({ compareAs: 'lower-case', default: [] }),
   allowed_domains_template: f.bool({ default: false }),
   allow_bare_domains: f.bool({ default: false }),
   allow_subdomains: f.bool({ default: false }),

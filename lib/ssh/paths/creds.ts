@@ -32,7 +32,7 @@ export const credsPaths = [
     fields: {
       name: f.pathParam({ description: 'Role name.' }),
       username: f.string({ default: '', description: 'User on the target host; the role default_user when empty.' }),
-      ip: f.string({ required: true, description: 'IP address of the target host.' }),
+      ip: f.string({ required: true, compareAs: 'address', description: 'IP address of the target host.' }),
     },
     help: 'Credentials for a host: a one-time password (otp role) or an installed key pair (dynamic role).',
     operations: {
@@ -62,7 +62,7 @@ export const credsPaths = [
   }),
   definePath({
     pattern: 'lookup',
-    fields: { ip: f.string({ required: true, description: 'IP address.' }) },
+    fields: { ip: f.string({ required: true, compareAs: 'address', description: 'IP address.' }) },
     help: 'The otp and dynamic roles that accept an IP address.',
     operations: {
       write: async (req) => {

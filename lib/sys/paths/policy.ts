@@ -13,7 +13,7 @@ import type { Capability } from '../policy-rules';
 const documentFields = {
   name: f.pathParam({ description: 'the policy name' }),
   policy: f.any({ description: 'the policy document: JSON or HCL text, or the document itself' }),
-  rules: f.any({ description: 'an alias of policy (older clients send it)' }),
+  rules: f.any({ aliasOf: 'policy', description: 'an alias of policy (older clients send it)' }),
 };
 
 type DocumentReq = Req<typeof documentFields>;

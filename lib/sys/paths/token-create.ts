@@ -17,14 +17,14 @@ export async function hasSudo(deps: Deps, policies: string[], path: string): Pro
 }
 
 const createFields = {
-  policies: f.list({ description: "policies of the new token; default: the caller's" }),
+  policies: f.list({ foldCase: true, description: "policies of the new token; default: the caller's" }),
   no_default_policy: f.bool({ default: false, description: 'leave out the default policy' }),
   meta: f.map({ description: 'metadata echoed back in lookups' }),
   no_parent: f.bool({ default: false, description: 'an orphan token (root or sudo on this path)' }),
   display_name: f.string({ default: '', description: 'shown as token-<display_name>' }),
   num_uses: f.int({ default: 0, min: 0, description: 'uses before it is revoked; 0 is unlimited' }),
   ttl: f.duration({ description: 'time to live; default 768h' }),
-  lease: f.duration({ description: 'deprecated: use ttl' }),
+  lease: f.duration({ aliasOf: 'ttl', description: 'deprecated: use ttl' }),
   explicit_max_ttl: f.duration({ description: 'a hard limit renewals cannot pass' }),
   period: f.duration({ description: 'a periodic token: every renewal grants this, with no limit but explicit_max_ttl (root or sudo)' }),
   renewable: f.bool({ default: true }),
@@ -76,7 +76,8 @@ async function create(req: Req<typeof createFields>, path: string, orphan: boole
     caller,
     { path, orphan, role, now: Math.floor(req.deps.now() / 1000) },
   );
-  const { token, record } = await req.deps.tokens.create(input);
+  // Only a root caller makes a root token (planToken refuses it otherwise; the store checks again).
+  const { token, record } = await req.deps.tokens.create(caller.policies.includes('root') ? { ...input, allowRoot: true } : input);
   warnings.push(...(await missingPolicies(req.deps, record.policies)));
   return { auth: authBlock(token, record), ...(warnings.length ? { warnings } : {}) };
 }

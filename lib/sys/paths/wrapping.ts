@@ -13,6 +13,7 @@ import { f } from '../../http/fields';
 import { authenticatedByHandler } from '../../http/openapi';
 import { definePath, type Req } from '../../http/path';
 import { requestBody, requestedWrapTtl } from '../../http/wrap-response';
+import { paramsAsSent } from '../acl-params';
 import { lookupWrap, rewrap, unwrap } from '../wrapping';
 
 const tokenField = { token: f.string({ description: 'the wrapping token, when it is not the client token' }) };
@@ -21,7 +22,14 @@ const tokenField = { token: f.string({ description: 'the wrapping token, when it
 async function wrappingTokenOf(req: Req<typeof tokenField>, path: string): Promise<string> {
   const given = req.data.token;
   if (given && given !== req.token) {
-    await req.deps.authorizer.authorize({ token: req.token, path, op: 'update', sudo: false, data: { token: given } });
+    await req.deps.authorizer.authorize({
+      token: req.token,
+      path,
+      op: 'update',
+      sudo: false,
+      params: paramsAsSent({ token: given }),
+      ...(req.remoteAddress ? { remoteAddress: req.remoteAddress } : {}),
+    });
     return given;
   }
   if (!req.token) throw new BadRequest('missing wrapping token: send it as the client token or in the "token" field');

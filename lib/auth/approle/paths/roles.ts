@@ -15,13 +15,13 @@ const roleName = f.pathParam({ description: 'the role name (lower case)' });
 export const roleFields = {
   role_name: roleName,
   bind_secret_id: f.bool({ description: 'logins must present a secret id (default true)' }),
-  secret_id_bound_cidrs: f.list({ description: 'CIDR blocks logins may come from' }),
-  bound_cidr_list: f.list({ description: 'deprecated alias of secret_id_bound_cidrs' }),
+  secret_id_bound_cidrs: f.list({ compareAs: 'address', description: 'CIDR blocks logins may come from' }),
+  bound_cidr_list: f.list({ compareAs: 'address', aliasOf: 'secret_id_bound_cidrs', description: 'deprecated alias of secret_id_bound_cidrs' }),
   secret_id_num_uses: f.int({ min: 0, description: 'uses of each secret id (0: unlimited)' }),
   secret_id_ttl: f.duration({ description: 'lifetime of each secret id (0: no expiry)' }),
   local_secret_ids: f.bool({ description: 'only false: every secret id is global' }),
   role_id: f.string({ description: 'a role id of your choice (default: random)' }),
-  period: f.duration({ description: 'deprecated alias of token_period' }),
+  period: f.duration({ aliasOf: 'token_period', description: 'deprecated alias of token_period' }),
   ...tokenFields,
 };
 

@@ -16,9 +16,9 @@ const roleFields = {
   auth_type: f.string({ description: 'iam (the only type served; ec2 is refused)' }),
   bound_iam_principal_arn: f.list({ description: 'IAM user or role ARNs that may log in with this role; * is a wildcard' }),
   resolve_aws_unique_ids: f.bool({ description: 'must be false: unique ids would need IAM calls' }),
-  ttl: f.duration({ description: 'deprecated: use token_ttl' }),
-  max_ttl: f.duration({ description: 'deprecated: use token_max_ttl' }),
-  period: f.duration({ description: 'deprecated: use token_period' }),
+  ttl: f.duration({ aliasOf: 'token_ttl', description: 'deprecated: use token_ttl' }),
+  max_ttl: f.duration({ aliasOf: 'token_max_ttl', description: 'deprecated: use token_max_ttl' }),
+  period: f.duration({ aliasOf: 'token_period', description: 'deprecated: use token_period' }),
   ...tokenFields,
   ...refused,
 };

@@ -28,11 +28,11 @@ export const roleFields = {
   verbose_oidc_logging: f.bool({ description: oidcOnly }),
   max_age: f.duration({ description: oidcOnly }),
   ...tokenFields,
-  ttl: f.duration({ description: 'deprecated alias of token_ttl' }),
-  max_ttl: f.duration({ description: 'deprecated alias of token_max_ttl' }),
-  period: f.duration({ description: 'deprecated alias of token_period' }),
-  num_uses: f.int({ min: 0, description: 'deprecated alias of token_num_uses' }),
-  bound_cidrs: f.list({ description: 'deprecated alias of token_bound_cidrs' }),
+  ttl: f.duration({ aliasOf: 'token_ttl', description: 'deprecated alias of token_ttl' }),
+  max_ttl: f.duration({ aliasOf: 'token_max_ttl', description: 'deprecated alias of token_max_ttl' }),
+  period: f.duration({ aliasOf: 'token_period', description: 'deprecated alias of token_period' }),
+  num_uses: f.int({ aliasOf: 'token_num_uses', min: 0, description: 'deprecated alias of token_num_uses' }),
+  bound_cidrs: f.list({ compareAs: 'address', aliasOf: 'token_bound_cidrs', description: 'deprecated alias of token_bound_cidrs' }),
 };
 
 const OIDC_ONLY = ['oidc_scopes', 'allowed_redirect_uris', 'verbose_oidc_logging', 'max_age'] as const;
