@@ -31,6 +31,8 @@ export interface Principal {
   metadata?: Readonly<Record<string, string>>;
   /** The login identity of a token made by an auth method: what identity templates expand. */
   identity?: LoginIdentity;
+  /** The CIDR blocks the token is bound to: every token it makes (children, orphans, wrapping tokens) is bound to them too. */
+  boundCidrs?: readonly string[];
   /**
    * The token's record as it authorised this request, its uses already counted. The sys
    * backend answers lookup-self from it on a token's last use, when the token is gone already.

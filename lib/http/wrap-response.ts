@@ -75,6 +75,7 @@ export async function withWrapping(ctx: WrapContext, run: () => Promise<Result>)
     path: ctx.path.replace(/\/+$/, ''),
     ttl,
     displayName: ctx.principal?.displayName ?? '',
+    ...(ctx.principal?.boundCidrs ? { boundCidrs: ctx.principal.boundCidrs } : {}),
     ...(typeof accessor === 'string' && accessor ? { wrappedAccessor: accessor } : {}),
   });
   return {

@@ -32,6 +32,8 @@ export interface Caller {
   numUses: number;
   /** Root, or sudo on the create path. */
   sudo: boolean;
+  /** The caller's CIDR blocks: every token it makes is bound to them (a child may narrow them, never widen). */
+  boundCidrs: readonly string[];
 }
 
 export interface CreateContext {
@@ -133,6 +135,7 @@ export function planToken(r: CreateRequest, caller: Caller, ctx: CreateContext):
     path: `auth/token/${ctx.path}${role?.pathSuffix ? `/${role.pathSuffix}` : ''}`,
     period,
     role: role?.name ?? '',
+    ...(caller.boundCidrs.length ? { bound_cidrs: [...caller.boundCidrs] } : {}),
   };
   return { input, warnings };
 }

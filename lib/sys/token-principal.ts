@@ -6,6 +6,8 @@ import type { TokenRecord } from './tokens';
 
 export function principalOf(record: TokenRecord): Principal {
   const p: Principal = { accessor: record.accessor, policies: record.policies, displayName: record.display_name, metadata: record.meta };
+  const bound = boundCidrsOf(record);
+  if (bound.length) p.boundCidrs = bound;
   if (typeof record.alias_name === 'string' && typeof record.alias_mount_accessor === 'string') {
     p.identity = {
       mountAccessor: record.alias_mount_accessor,
@@ -17,10 +19,16 @@ export function principalOf(record: TokenRecord): Principal {
   return p;
 }
 
+/** The CIDR blocks a token is bound to (none: usable from anywhere). */
+export function boundCidrsOf(record: TokenRecord): string[] {
+  const blocks = record.bound_cidrs;
+  return Array.isArray(blocks) ? blocks.filter((b): b is string => typeof b === 'string') : [];
+}
+
 /** A token bound to CIDR blocks is refused from any other address (and when the address is unknown). */
 export function checkBoundCidrs(record: TokenRecord, remoteAddress: string | undefined): void {
-  const blocks = record.bound_cidrs;
-  if (!Array.isArray(blocks) || blocks.length === 0) return;
+  const blocks = boundCidrsOf(record);
+  if (blocks.length === 0) return;
   if (!remoteAddress || !ipInBlocks(unmapped(remoteAddress), blocks))
     throw new PermissionDenied('permission denied: the token cannot be used from this address');
 }

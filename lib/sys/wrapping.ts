@@ -13,6 +13,7 @@ import { BadRequest } from '../errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
 import { logError } from '../log';
 import { RESPONSE_WRAPPING_POLICY } from './policies';
+import { boundCidrsOf, checkBoundCidrs } from './token-principal';
 import type { TokenRecord } from './tokens';
 
 /**
@@ -48,6 +49,8 @@ export interface WrapInput {
   displayName: string;
   /** The accessor of a token the response carries. */
   wrappedAccessor?: string;
+  /** The wrapping token is bound to the CIDR blocks of the token that asked for it. */
+  boundCidrs?: readonly string[];
 }
 
 const INVALID = 'wrapping token is not valid or does not exist';
@@ -64,6 +67,7 @@ export async function wrapResponse(deps: Deps, input: WrapInput): Promise<WrapIn
     renewable: false,
     parent: '',
     path: input.path,
+    ...(input.boundCidrs?.length ? { bound_cidrs: [...input.boundCidrs] } : {}),
   });
   const key = keyOf(record.accessor);
   const creationTime = new Date(deps.now()).toISOString();
@@ -85,11 +89,18 @@ export async function wrapResponse(deps: Deps, input: WrapInput): Promise<WrapIn
   };
 }
 
-/** The live record of a wrapping token; 400 for anything else. */
-export async function wrappingToken(deps: Deps, token: string | undefined): Promise<TokenRecord> {
-  const found = token ? await deps.tokens.lookup(token) : undefined;
+/** A wrapping token, and the caller's address for a token bound to CIDR blocks. */
+export interface WrappingCall {
+  token: string | undefined;
+  remoteAddress?: string | undefined;
+}
+
+/** The live record of a wrapping token used from where it may be; 400 for anything else. */
+export async function wrappingToken(deps: Deps, call: WrappingCall): Promise<TokenRecord> {
+  const found = call.token ? await deps.tokens.lookup(call.token) : undefined;
   const r = found?.record;
   if (!r || r.policies.length !== 1 || r.policies[0] !== RESPONSE_WRAPPING_POLICY) throw new BadRequest(INVALID);
+  checkBoundCidrs(r, call.remoteAddress);
   return r;
 }
 
@@ -100,14 +111,14 @@ async function storedWrap(deps: Deps, record: TokenRecord) {
 }
 
 /** What sys/wrapping/lookup answers; the token is not used up. */
-export async function lookupWrap(deps: Deps, token: string | undefined) {
-  const { value } = await storedWrap(deps, await wrappingToken(deps, token));
+export async function lookupWrap(deps: Deps, call: WrappingCall) {
+  const { value } = await storedWrap(deps, await wrappingToken(deps, call));
   return { creation_path: value.creation_path, creation_time: value.creation_time, creation_ttl: value.creation_ttl };
 }
 
 /** Takes the wrapped response out, once: the conditional delete decides between concurrent callers. */
-async function claim(deps: Deps, token: string | undefined): Promise<{ record: TokenRecord; wrap: StoredWrap; response: string }> {
-  const record = await wrappingToken(deps, token);
+async function claim(deps: Deps, call: WrappingCall): Promise<{ record: TokenRecord; wrap: StoredWrap; response: string }> {
+  const record = await wrappingToken(deps, call);
   const item = await storedWrap(deps, record);
   const key = keyOf(record.accessor);
   const response = await deps.sealer.openText(item.value.response, key);
@@ -123,8 +134,8 @@ async function claim(deps: Deps, token: string | undefined): Promise<{ record: T
 }
 
 /** The original response's JSON text; the wrapping token is revoked. */
-export async function unwrap(deps: Deps, token: string | undefined): Promise<string> {
-  return (await claim(deps, token)).response;
+export async function unwrap(deps: Deps, call: WrappingCall): Promise<string> {
+  return (await claim(deps, call)).response;
 }
 
 /**
@@ -132,8 +143,8 @@ export async function unwrap(deps: Deps, token: string | undefined): Promise<str
  * new token is made first, so a failure leaves the old one usable; losing the race to another
  * caller revokes the new one.
  */
-export async function rewrap(deps: Deps, token: string | undefined): Promise<WrapInfo> {
-  const record = await wrappingToken(deps, token);
+export async function rewrap(deps: Deps, call: WrappingCall): Promise<WrapInfo> {
+  const record = await wrappingToken(deps, call);
   const { value } = await storedWrap(deps, record);
   const response = await deps.sealer.openText(value.response, keyOf(record.accessor));
   const info = await wrapResponse(deps, {
@@ -141,9 +152,10 @@ export async function rewrap(deps: Deps, token: string | undefined): Promise<Wra
     path: value.creation_path,
     ttl: value.creation_ttl,
     displayName: record.display_name,
+    boundCidrs: boundCidrsOf(record),
   });
   try {
-    await claim(deps, token);
+    await claim(deps, call);
   } catch (e) {
     const fresh = await deps.tokens.byAccessor(info.accessor);
     if (fresh) await deps.tokens.revoke(fresh);

@@ -4,6 +4,7 @@ import { BadRequest, PermissionDenied } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
 import { planToken, type Caller } from '../token-create';
+import { boundCidrsOf } from '../token-principal';
 import { TokenRoles, type TokenRole } from '../token-roles';
 import { authBlock } from './token-shapes';
 
@@ -43,6 +44,7 @@ async function callerOf(req: Req): Promise<Caller> {
     policies: principal.policies,
     expireTime: found.record.expire_time,
     numUses: found.record.num_uses,
+    boundCidrs: boundCidrsOf(found.record),
     sudo: await hasSudo(req.deps, principal.policies, `auth/token/${req.path.replace(/\/+$/, '')}`),
   };
 }

@@ -14,11 +14,15 @@ import { authenticatedByHandler } from '../../http/openapi';
 import { definePath, type Req } from '../../http/path';
 import { requestBody, requestedWrapTtl } from '../../http/wrap-response';
 import { paramsAsSent } from '../acl-params';
-import { lookupWrap, rewrap, unwrap } from '../wrapping';
+import { lookupWrap, rewrap, unwrap, type WrappingCall } from '../wrapping';
 
 const tokenField = { token: f.string({ description: 'the wrapping token, when it is not the client token' }) };
 
-/** The wrapping token of an unwrap or rewrap, after checking a third party's own token. */
+/** The wrapping token of an unwrap or rewrap (after checking a third party's own token), and where it is used from. */
+async function wrappingCall(req: Req<typeof tokenField>, path: string): Promise<WrappingCall> {
+  return { token: await wrappingTokenOf(req, path), remoteAddress: req.remoteAddress };
+}
+
 async function wrappingTokenOf(req: Req<typeof tokenField>, path: string): Promise<string> {
   const given = req.data.token;
   if (given && given !== req.token) {
@@ -59,7 +63,7 @@ export const wrappingPaths = [
       help: 'Answers the wrapped response, once, and revokes the wrapping token.',
       unauthenticated: ['write'],
       operations: {
-        write: async (req) => json(await unwrap(req.deps, await wrappingTokenOf(req, 'sys/wrapping/unwrap'))),
+        write: async (req) => json(await unwrap(req.deps, await wrappingCall(req, 'sys/wrapping/unwrap'))),
       },
     }),
   ),
@@ -69,7 +73,9 @@ export const wrappingPaths = [
     help: 'The creation path, time and TTL of a wrapping token, without using it up.',
     unauthenticated: ['write'],
     operations: {
-      write: async (req) => ({ data: await lookupWrap(req.deps, req.data.token || req.token) }),
+      write: async (req) => ({
+        data: await lookupWrap(req.deps, { token: req.data.token || req.token, remoteAddress: req.remoteAddress }),
+      }),
     },
   }),
   authenticatedByHandler(
@@ -80,7 +86,7 @@ export const wrappingPaths = [
       unauthenticated: ['write'],
       operations: {
         write: async (req) => {
-          const info = await rewrap(req.deps, await wrappingTokenOf(req, 'sys/wrapping/rewrap'));
+          const info = await rewrap(req.deps, await wrappingCall(req, 'sys/wrapping/rewrap'));
           return json(JSON.stringify(wrappedEnvelope(req.requestId, info, [])));
         },
       },
