@@ -82,3 +82,19 @@ export async function tokenWith(svc: TestService, policies: string[], extra: Rec
   if (r.status !== 200) throw new Error(`token create failed: ${r.text}`);
   return r.json!.auth.client_token as string;
 }
+
+/**
+ * How many tokens the store holds: their accessor items in the sys partition (a token's accessor
+ * is its first item written and its last removed), for checks that a refusal minted none.
+ */
+export async function tokenCount(svc: TestService): Promise<number> {
+  const sys = svc.deps.store.partition('sys');
+  let n = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await sys.listKeys('accessor/', { limit: 1000, ...(cursor ? { cursor } : {}) });
+    n += page.items.length;
+    cursor = page.cursor;
+  } while (cursor);
+  return n;
+}
