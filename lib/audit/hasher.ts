@@ -85,7 +85,7 @@ export function jsonWith(value: unknown, literal: (s: string) => string, clear: 
     if (typeof v === 'bigint') return quote(v.toString());
     if (v === null || typeof v !== 'object') return JSON.stringify(v);
     if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return walk((v as { toJSON: () => unknown }).toJSON(), depth);
-    if (depth > 32) return literal(JSON.stringify(v) ?? '');
+    if (depth > 32) return literal(deepText(v));
     if (Array.isArray(v)) return `[${v.map((x) => walk(x, depth + 1) ?? 'null').join(',')}]`;
     let out = '';
     for (const k of Object.keys(v)) {
@@ -97,6 +97,23 @@ export function jsonWith(value: unknown, literal: (s: string) => string, clear: 
   };
   return walk(value, 0) ?? 'null';
 }
+
+/**
+ * A value past the walk's depth, recorded as its JSON text. One nested too deeply for
+ * JSON.stringify (its recursion overflows the stack; no request input gets near that, see
+ * http/json-limits.ts, but stored data written before those limits might) is recorded as a fixed
+ * text instead, so the record is still written rather than the request failing.
+ */
+function deepText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch (e) {
+    if (e instanceof RangeError) return TOO_DEEP;
+    throw e;
+  }
+}
+
+export const TOO_DEEP = '(nested too deeply to record)';
 
 /** A JSON string literal; the HMACs and most keys need no escaping. */
 export function quote(s: string): string {

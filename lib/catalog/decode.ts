@@ -4,6 +4,7 @@
  * the field, in the reference's "Request decode failed" wording.
  */
 import { BadRequest } from '../errors';
+import { jsonLimitExceeded } from '../http/json-limits';
 import type { StringMap } from './records';
 
 export type Obj = Record<string, unknown>;
@@ -21,6 +22,8 @@ export function parseJsonObject(text: string): Obj {
   } catch {
     fail('body', 'not valid JSON');
   }
+  const exceeded = jsonLimitExceeded(v);
+  if (exceeded) throw new BadRequest(`Request decode failed: the request body ${exceeded}`);
   if (!isObj(v)) fail('body', 'expected a JSON object');
   return v;
 }

@@ -34,7 +34,7 @@ const SCOPE = /^\/[A-Za-z0-9_.()\-/]{0,500}$/;
 const ID = /^[A-Za-z0-9_.()\-/]{1,500}$/;
 
 function jsonArray(field: string, raw: unknown): Record<string, unknown>[] {
-  const v = parseJsonText(raw, `error parsing ${field}: not valid JSON`);
+  const v = parseJsonText(raw, `error parsing ${field}: not valid JSON`, field);
   if (v === BLANK) return [];
   if (!Array.isArray(v)) throw new BadRequest(`error parsing ${field}: expected a JSON array of objects`);
   if (v.length > MAX_ENTRIES) throw new BadRequest(`${field}: at most ${MAX_ENTRIES} entries`);

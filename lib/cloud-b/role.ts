@@ -63,7 +63,7 @@ export function regroupRemote(items: string[]): string[] {
 }
 
 export function parseInlinePolicies(raw: unknown): InlinePolicy[] {
-  const v = parseJsonText(raw, 'inline_policies: not valid JSON');
+  const v = parseJsonText(raw, 'inline_policies: not valid JSON', 'inline_policies');
   if (v === BLANK) return [];
   const docs: unknown[] = Array.isArray(v) ? v : [v];
   if (docs.length > MAX_POLICIES) throw new BadRequest(`inline_policies: at most ${MAX_POLICIES} documents`);

@@ -1,15 +1,23 @@
 /** A field that may hold JSON as a string (as the reference engines take it): blank is absent. */
 import { BadRequest } from '../errors';
+import { jsonLimitExceeded } from '../http/json-limits';
 
 export const BLANK = Symbol('blank');
 
-/** The parsed value (or `raw` itself when it is not a string), BLANK for a blank string. */
-export function parseJsonText(raw: unknown, invalid: string): unknown {
+/**
+ * The parsed value (or `raw` itself when it is not a string), BLANK for a blank string. JSON in a
+ * string is held to the limits of every request input (http/json-limits.ts), as `field`.
+ */
+export function parseJsonText(raw: unknown, invalid: string, field: string): unknown {
   if (typeof raw !== 'string') return raw;
   if (raw.trim() === '') return BLANK;
+  let v: unknown;
   try {
-    return JSON.parse(raw);
+    v = JSON.parse(raw);
   } catch {
     throw new BadRequest(invalid);
   }
+  const exceeded = jsonLimitExceeded(v);
+  if (exceeded) throw new BadRequest(`${field} ${exceeded}`);
+  return v;
 }

@@ -4,6 +4,7 @@
  */
 import { BadRequest, PayloadTooLarge } from '../errors';
 import type { Field, Fields } from './fields';
+import { checkJsonLimits } from './json-limits';
 
 /** Query parameters that steer the HTTP layer and are never fields. */
 const CONTROL_PARAMS = new Set(['list', 'pretty', 'help']);
@@ -48,6 +49,7 @@ async function readBounded(req: Request, limit: number, declared: boolean): Prom
   return Buffer.concat(parts);
 }
 
+/** A write's body as input: JSON (or a form), within the nesting and size limits of json-limits.ts. */
 export function parseBody(raw: Uint8Array, contentType: string | null): Record<string, unknown> {
   if (raw.byteLength === 0) return {};
   const text = Buffer.from(raw).toString('utf8');
@@ -55,7 +57,9 @@ export function parseBody(raw: Uint8Array, contentType: string | null): Record<s
   // curl --data sends JSON labelled as a form; a body that opens like JSON is read as JSON.
   const looksJson = /^\s*[{[]/.test(text);
   if (!looksJson && contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-    return fromParams(new URLSearchParams(text));
+    const form = fromParams(new URLSearchParams(text));
+    checkJsonLimits(form, 'the request body');
+    return form;
   }
   let parsed: unknown;
   try {
@@ -63,6 +67,7 @@ export function parseBody(raw: Uint8Array, contentType: string | null): Record<s
   } catch {
     throw new BadRequest('failed to parse JSON input: the request body is not valid JSON');
   }
+  checkJsonLimits(parsed, 'the request body');
   if (parsed === null) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest('the request body must be a JSON object');
   return parsed as Record<string, unknown>;
@@ -71,14 +76,18 @@ export function parseBody(raw: Uint8Array, contentType: string | null): Record<s
 export function queryInput(query: URLSearchParams): Record<string, unknown> {
   const out = fromParams(query);
   for (const k of CONTROL_PARAMS) delete out[k];
+  checkJsonLimits(out, 'the query');
   return out;
 }
 
+/** Parameters as input; a repeated one becomes a list, grown in place (linear in the parameters). */
 function fromParams(params: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of params) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    if (prev === undefined) out[k] = v;
+    else if (Array.isArray(prev)) prev.push(v);
+    else out[k] = [prev, v];
   }
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AuditHasher, hashedJson } from '../../lib/audit/hasher';
+import { AuditHasher, TOO_DEEP, hashedJson } from '../../lib/audit/hasher';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
 import { Sealer, isSealed } from '../../lib/keys/sealed';
 import { createTestStore } from '../helpers/store';
@@ -88,6 +88,15 @@ describe('hashedJson', () => {
     const text = hashedJson(v, tag);
     expect(text).not.toContain('leaf"');
     expect(text).toContain('H(');
+  });
+
+  it('records a value too deep for JSON.stringify (10,000 levels) as a fixed text, without throwing', () => {
+    let v: unknown = 'leaf';
+    for (let i = 0; i < 10_000; i++) v = { d: v };
+    const text = hashedJson({ ok: 'x', deep: v }, tag);
+    expect(text).toContain(`H(${TOO_DEEP})`);
+    expect(text).not.toContain('leaf');
+    expect(JSON.parse(text)).toHaveProperty('ok', 'H(x)');
   });
 
   it('leaves the input untouched', () => {

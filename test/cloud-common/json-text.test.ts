@@ -14,22 +14,27 @@ describe('parseJsonText', () => {
     [7, 7],
     [undefined, undefined],
   ])('%j reads as %j', (raw, value) => {
-    expect(parseJsonText(raw, 'bad')).toEqual(value);
+    expect(parseJsonText(raw, 'bad', 'f')).toEqual(value);
   });
 
   it('a blank string is BLANK, not a value', () => {
-    expect(parseJsonText('', 'bad')).toBe(BLANK);
-    expect(parseJsonText('  \n', 'bad')).toBe(BLANK);
+    expect(parseJsonText('', 'bad', 'f')).toBe(BLANK);
+    expect(parseJsonText('  \n', 'bad', 'f')).toBe(BLANK);
   });
 
   it('invalid JSON is a 400 with the caller’s message', () => {
     try {
-      parseJsonText('{nope', 'azure_roles must be JSON');
+      parseJsonText('{nope', 'azure_roles must be JSON', 'azure_roles');
       throw new Error('accepted');
     } catch (e) {
       expect(e).toBeInstanceOf(HttpError);
       expect((e as HttpError).status).toBe(400);
       expect((e as HttpError).messages).toEqual(['azure_roles must be JSON']);
     }
+  });
+
+  it('JSON nested deeper than the input limit is a 400 naming the field and the limit', () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    expect(() => parseJsonText(deep, 'bad', 'inline_policies')).toThrow('inline_policies nests deeper than 64 levels');
   });
 });

@@ -95,9 +95,45 @@ describe('parseBody', () => {
   });
 });
 
+describe('parseBody and queryInput: the input limits (json-limits.ts)', () => {
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      expect(e).toBeInstanceOf(HttpError);
+      return [(e as HttpError).status, (e as HttpError).messages.join('; ')];
+    }
+    throw new Error('accepted');
+  };
+
+  it('refuses a JSON body nested 10,000 levels with a 400 naming the limit', () => {
+    const body = `{"meta":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+    expect(refusal(() => parseBody(enc(body), 'application/json'))).toEqual([400, 'the request body nests deeper than 64 levels']);
+  });
+
+  it('reads a body nested exactly 64 levels', () => {
+    const body = `${'{"a":'.repeat(64)}1${'}'.repeat(64)}`;
+    expect(parseBody(enc(body), 'application/json')).toHaveProperty('a');
+  });
+
+  it('refuses a form of 200,000 values, at once (a repeated key grows its list in place)', () => {
+    const body = 'a=' + '&a='.repeat(200_000);
+    expect(refusal(() => parseBody(enc(body), FORM))).toEqual([400, 'the request body holds more than 100000 values']);
+  });
+
+  it('refuses a query of more than 100,000 values', () => {
+    const query = new URLSearchParams('x=1' + '&x=1'.repeat(100_000));
+    expect(refusal(() => queryInput(query))).toEqual([400, 'the query holds more than 100000 values']);
+  });
+});
+
 describe('queryInput', () => {
   it('reads parameters, repeated ones as a list, without the control parameters', () => {
     expect(queryInput(new URLSearchParams('a=1&b=2&b=3&list=true&pretty&help=1'))).toEqual({ a: '1', b: ['2', '3'] });
+  });
+
+  it('keeps a parameter named like an Object method as a string', () => {
+    expect(queryInput(new URLSearchParams('toString=a&constructor=b'))).toEqual({ toString: 'a', constructor: 'b' });
   });
 });
 

@@ -4,6 +4,7 @@
  * Account keys: ECDSA P-256/P-384/P-521, RSA (2048 bits or more, PKCS#1 v1.5 or PSS), Ed25519.
  */
 import { calculateJwkThumbprint, flattenedVerify, importJWK, type JWK } from 'jose';
+import { jsonLimitExceeded } from '../../http/json-limits';
 import { AcmeProblem, malformed } from './problem';
 
 export const ACCOUNT_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
@@ -33,13 +34,22 @@ export interface ParsedJws {
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
+/** JSON text parsed (`invalid` when it is not JSON), then held to the nesting and size limits of every request input. */
+function parseJson(text: string, what: string, invalid: string): unknown {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw malformed(invalid);
+  }
+  const exceeded = jsonLimitExceeded(v);
+  if (exceeded) throw malformed(`${what} ${exceeded}`);
+  return v;
+}
+
 function decodeJsonPart(part: string, what: string): unknown {
   if (!B64URL.test(part)) throw malformed(`${what} is not base64url`);
-  try {
-    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-  } catch {
-    throw malformed(`${what} is not base64url-encoded JSON`);
-  }
+  return parseJson(Buffer.from(part, 'base64url').toString('utf8'), what, `${what} is not base64url-encoded JSON`);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -91,12 +101,7 @@ export function parseJws(
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/jose+json')
     throw new AcmeProblem('malformed', 'the Content-Type must be application/jose+json', { status: 415 });
-  let outer: unknown;
-  try {
-    outer = JSON.parse(Buffer.from(body ?? new Uint8Array()).toString('utf8'));
-  } catch {
-    throw malformed('the body is not JSON');
-  }
+  const outer = parseJson(Buffer.from(body ?? new Uint8Array()).toString('utf8'), 'the request body', 'the body is not JSON');
   if (!isObject(outer)) throw malformed('the body must be a flattened JWS (a JSON object)');
   if ('header' in outer || 'signatures' in outer) throw malformed('JWS unprotected headers and the general serialisation are not allowed');
   const { protected: p, payload, signature } = outer;
@@ -147,12 +152,7 @@ export async function verifyJws(parsed: ParsedJws, key: AccountKey): Promise<str
 /** The JSON payload of a verified JWS: undefined for POST-as-GET (an empty payload), else an object. */
 export function payloadObject(text: string): Record<string, unknown> | undefined {
   if (text === '') return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw malformed('the JWS payload is not JSON');
-  }
+  const v = parseJson(text, 'the JWS payload', 'the JWS payload is not JSON');
   if (!isObject(v)) throw malformed('the JWS payload must be a JSON object');
   return v;
 }
@@ -192,7 +192,13 @@ export async function verifyEab(
   }
   let bound: AccountKey;
   try {
-    bound = accountKeyOf(JSON.parse(Buffer.from(payload).toString('utf8')));
+    bound = accountKeyOf(
+      parseJson(
+        Buffer.from(payload).toString('utf8'),
+        'the externalAccountBinding payload',
+        'the externalAccountBinding payload is not JSON',
+      ),
+    );
   } catch {
     throw malformed('the externalAccountBinding payload is not the account JWK');
   }
