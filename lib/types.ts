@@ -65,6 +65,8 @@ export interface AccessRequest {
   params: AccessParam[];
   /** The caller's address (the socket's; API Gateway's sourceIp), for tokens bound to CIDR blocks. */
   remoteAddress?: string;
+  /** A read that answers this folder's listing (with its trailing slash): refused where the listing is denied. */
+  listing?: string;
 }
 
 /** How parameter constraints compare a parameter's value: the way the handler reads it. */

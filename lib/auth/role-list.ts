@@ -9,5 +9,11 @@ export function roleListPath(pattern: string, names: (req: Req) => Promise<strin
     if (!keys.length) throw new NotFound();
     return { data: { keys } };
   };
-  return definePath({ pattern, fields: {}, help: 'List the roles.', operations: opts.alsoRead ? { list, read: list } : { list } });
+  return definePath({
+    pattern,
+    fields: {},
+    help: 'List the roles.',
+    operations: opts.alsoRead ? { list, read: list } : { list },
+    ...(opts.alsoRead ? { readLists: true } : {}),
+  });
 }

@@ -1,23 +1,29 @@
 /**
- * The one rule for an auth method's role name in a path (`auth/<mount>/role/<name>`): lower case
- * only, refused otherwise rather than folded. Policies are checked on the path as sent, so a name
- * folded after the check would let `role/PROD` reach what a deny on `role/prod` protects. The
- * reference stores names lower-cased; clients that send lower-case names see no difference.
- * A name given in a login body (not a policy path) may be folded: `loginRoleName`.
+ * The rules for an auth method's role name (`auth/<mount>/role/<name>`, and a login's `role`).
+ * AppRole and AWS fold names to lower case, as Vault does: their path parameters are declared
+ * `foldCase`, so the name is folded before policies see the path (lib/http/canonical-path.ts) and
+ * `role/PROD` is `role/prod` for a deny as for the store. JWT keeps a name's case, as Vault does,
+ * so `role/PROD` and `role/prod` are two roles, each under its own policy path.
  */
 import { InvalidInput } from '../domain-errors';
 
-const NAME = /^[a-z0-9_]([a-z0-9_.@+=,-]{0,126}[a-z0-9_.@+=,-])?$/;
+const NAME = /^[A-Za-z0-9_]([A-Za-z0-9_.@+=,-]{0,126}[A-Za-z0-9_.@+=,-])?$/;
+const INVALID = 'invalid role name: 1 to 128 of letters, digits and _ . @ + = , - (starting with a letter, digit or _)';
 
+/** A role name of a method that stores names lower-cased (AppRole, AWS): folded, then checked. */
 export function authRoleName(name: string): string {
-  if (/[A-Z]/.test(name))
-    throw new InvalidInput('role names are lower case: the reference stores them lower-cased, so ask for the lower-case name');
-  if (!NAME.test(name))
-    throw new InvalidInput('invalid role name: 1 to 128 of a-z, 0-9 and _ . @ + = , - (starting with a letter, digit or _)');
+  const folded = name.toLowerCase();
+  if (!NAME.test(folded)) throw new InvalidInput(INVALID);
+  return folded;
+}
+
+/** A role name of a method that keeps its case (JWT): checked as given. */
+export function caseKeptRoleName(name: string): string {
+  if (!NAME.test(name)) throw new InvalidInput(INVALID);
   return name;
 }
 
-/** The role a login names in its body: folded to lower case as the reference does, then checked. */
+/** The role a login names in its body (AppRole, AWS): trimmed and folded, then checked. */
 export function loginRoleName(raw: string): string {
-  return authRoleName(raw.trim().toLowerCase());
+  return authRoleName(raw.trim());
 }

@@ -13,7 +13,13 @@ export interface CanonicalPath {
   full: string;
 }
 
-export function canonicalPath(fields: Fields, prefix: string, pattern: string, full: string, params: Record<string, string>): CanonicalPath {
+export function canonicalPath(
+  fields: Fields,
+  prefix: string,
+  pattern: string,
+  full: string,
+  params: Record<string, string>,
+): CanonicalPath {
   const folded = Object.keys(params).filter((name) => Object.hasOwn(fields, name) && fields[name]?.foldCase);
   if (!folded.length) return { params, full };
   const out = { ...params };

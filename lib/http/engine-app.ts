@@ -109,6 +109,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
       op: accessAs,
       sudo: spec.sudo?.includes(op) ?? false,
       params: accessParams(spec.fields, input, fields && 'data' in fields ? fields.data : undefined),
+      ...(op === 'read' && spec.readLists ? { listing: accessPath(full, 'list') } : {}),
       ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
     });
     audit.principal = principal;

@@ -84,7 +84,10 @@ function make<T>(
 function lowerCased<T>(schema: z.ZodMiniType<T>): z.ZodMiniType<T> {
   const lower = (v: unknown): unknown =>
     typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x.toLowerCase() : x)) : v;
-  return z.pipe(schema, z.transform((v: T) => lower(v) as T)) as unknown as z.ZodMiniType<T>;
+  return z.pipe(
+    schema,
+    z.transform((v: T) => lower(v) as T),
+  ) as unknown as z.ZodMiniType<T>;
 }
 
 const expect = (what: string) => ({ error: () => `expected ${what}` });

@@ -93,6 +93,12 @@ export interface PathSpec<F extends Fields = Fields> {
    * running it and dropping the answer nobody would see.
    */
   readActs?: boolean;
+  /**
+   * The read answers the folder's listing, as the list does (clients that GET a list): it needs
+   * read on the path, and is refused where the listing (`<path>/`) is denied, so a deny on a
+   * folder hides its names under every method.
+   */
+  readLists?: boolean;
   help: string;
 }
 

@@ -1,9 +1,10 @@
 /**
- * The compiled rules of a token's policies and the decision for one request, as the reference
- * server makes it: merge by pattern; the exact rule for the path wins (a LIST also tries the
- * exact rule of the path without its trailing slash); otherwise the most specific glob or
- * segment-wildcard rule for the path as asked (a LIST with its trailing slash) decides, so a
- * deny on `pki/roles/*` hides the listing `pki/roles/` whatever grants `pki/*`.
+ * The compiled rules of a token's policies and the decision for one request, as OpenBao makes
+ * it: merge by pattern; the exact rule for the path as asked wins, then (for a LIST) the exact
+ * rule of the path without its trailing slash; otherwise the most specific glob or
+ * segment-wildcard rule for the path as asked (a LIST with its trailing slash), so a deny on
+ * `pki/roles/*` hides the listing `pki/roles/` whatever grants `pki/*`; only when no such rule
+ * matches does a LIST try them on the path without its slash (a grant on `pki/+` lists `pki/roles/`).
  */
 import type { AccessParam } from '../types';
 import { parametersAllowed } from './acl-params';
@@ -46,10 +47,11 @@ export class Acl {
   /** The permissions that decide an operation on `path` (relative to /v1/), or undefined. */
   permissions(path: string, list = false): Permissions | undefined {
     const p = path.replace(/^\/+/, '');
-    // The slash-less fallback is for exact rules only: a glob is matched on the path as asked.
-    const hit = (list ? this.exact.get(p.replace(/\/$/, '')) : undefined) ?? this.exact.get(p);
+    const bare = list ? p.replace(/\/$/, '') : p;
+    const hit = this.exact.get(p) ?? this.exact.get(bare);
     if (hit) return hit;
-    return this.nonExact(p);
+    // The path as asked first: a glob matching it is more specific than any matching the bare path.
+    return this.nonExact(p) ?? (bare !== p ? this.nonExact(bare) : undefined);
   }
 
   private nonExact(path: string): Permissions | undefined {

@@ -22,6 +22,7 @@ export class TokenAuthorizer implements Authorizer {
       const acl = await this.policies.rules(record.policies);
       const perms = acl.permissions(req.path, req.op === 'list');
       if (!allows(perms, req.op, req.sudo, req.params)) throw new PermissionDenied();
+      if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new PermissionDenied();
     }
     // Concurrent requests may have taken the last uses first.
     if (!(await this.tokens.use(record, found.version))) throw new PermissionDenied('permission denied: invalid or expired token');

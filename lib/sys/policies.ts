@@ -42,18 +42,14 @@ export class Policies {
   constructor(private readonly part: Partition) {}
 
   /**
-   * A policy name as a path names it. The reference folds names to lower case after the policy
-   * check, so `sys/policy/ADMIN` reached `admin` past a deny on `sys/policy/admin`: here a name
-   * has one spelling, and an upper-case one is refused.
+   * A policy name, folded to lower case as Vault stores it. The policy paths declare the name
+   * `foldCase`, so it is folded before policies see the path (lib/http/canonical-path.ts):
+   * `sys/policy/ADMIN` is `sys/policy/admin` for a deny as for the store.
    */
   static checkName(name: string): string {
-    if (!NAME.test(name.toLowerCase()))
-      throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
-    if (name !== name.toLowerCase())
-      throw new BadRequest(
-        `invalid policy name "${name.slice(0, 64)}": policy names are lower case; use "${name.toLowerCase().slice(0, 64)}"`,
-      );
-    return name;
+    const n = name.toLowerCase();
+    if (!NAME.test(n)) throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
+    return n;
   }
 
   async list(): Promise<string[]> {
@@ -87,13 +83,10 @@ export class Policies {
     this.cache.delete(n);
   }
 
-  /**
-   * A name a read or delete gives: the same one spelling (upper case refused), but a name no
-   * policy can have is simply not found (undefined), as the reference answers it.
-   */
+  /** A name a read or delete gives, folded; a name no policy can have is simply not found (undefined), as Vault answers it. */
   static lookupName(name: string): string | undefined {
-    if (name !== name.toLowerCase() && NAME.test(name.toLowerCase())) Policies.checkName(name);
-    return NAME.test(name) ? name : undefined;
+    const n = name.toLowerCase();
+    return NAME.test(n) ? n : undefined;
   }
 
   async delete(name: string): Promise<void> {

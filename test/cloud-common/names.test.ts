@@ -1,4 +1,4 @@
-/** Cloud engine role names: one spelling only, so the path a policy sees is the item's own name. */
+/** Cloud engine role names: stored lower-cased as the Vault plugins store them (the paths fold them before policies see them). */
 import { describe, expect, it } from 'vitest';
 import { roleName } from '../../lib/cloud-common/names';
 
@@ -14,10 +14,15 @@ describe('roleName', () => {
     ['a slash', 'a/b', /use letters, digits/],
     ['a space', 'a b', /use letters, digits/],
     ['too long', 'x'.repeat(129), /at most 128/],
-    ['upper case', 'PROD', /role names are lower case; use "prod"/],
-    ['mixed case', 'Web-1', /use "web-1"/],
   ])('refuses %s', (_name, raw, message) => {
     expect(() => roleName(raw)).toThrow(message);
+  });
+
+  it.each([
+    ['PROD', 'prod'],
+    ['Web-1', 'web-1'],
+  ])('folds %j to %j', (raw, folded) => {
+    expect(roleName(raw)).toBe(folded);
   });
 
   it('quotes at most 64 characters of a refused name', () => {

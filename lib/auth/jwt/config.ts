@@ -43,7 +43,7 @@ export function buildConfig(d: ConfigInput): JwtConfig {
     jwtValidationPubkeys: (d.jwtValidationPubkeys ?? []).map((k) => k.trim()).filter(Boolean),
     jwtSupportedAlgs: [...new Set((d.jwtSupportedAlgs ?? []).map((a) => a.trim()).filter(Boolean))],
     boundIssuer: d.boundIssuer ?? '',
-    defaultRole: (d.defaultRole ?? '').trim().toLowerCase(),
+    defaultRole: (d.defaultRole ?? '').trim(),
   };
   const sources = [c.jwksUrl, c.oidcDiscoveryUrl, c.jwtValidationPubkeys.length ? 'keys' : ''].filter(Boolean).length;
   if (sources !== 1) throw new InvalidInput("exactly one of 'jwt_validation_pubkeys', 'jwks_url' or 'oidc_discovery_url' must be set");

@@ -3,7 +3,7 @@
  * names the user, which claims become metadata, the time leeways, and the token settings.
  * Built from a write over the current role (only given fields change), as the reference does.
  */
-import { authRoleName } from '../role-name';
+import { caseKeptRoleName } from '../role-name';
 import { InvalidInput } from '../../domain-errors';
 import { parseDuration } from '../../duration';
 import { echo } from '../../echo';
@@ -46,7 +46,7 @@ const RESERVED_METADATA = ['role'];
 
 /** Role names as the reference takes them: lower-cased, letters, digits, '_', '-', '.'. */
 /** A role name in a path: the auth methods' one rule (lib/auth/role-name.ts). */
-export const checkRoleName = authRoleName;
+export const checkRoleName = caseKeptRoleName;
 
 /** A signed duration in seconds ("-1" disables a leeway, "0" takes the default). */
 export function signedDuration(v: unknown, field: string): number {

@@ -9,7 +9,7 @@ import { effectiveSettings } from '../config';
 import { checkRole, parseGroups, parseRoles, type Role } from '../role';
 
 const fields = {
-  name: f.pathParam(),
+  name: f.pathParam({ foldCase: true, description: 'The role name (case-insensitive: stored lower-cased).' }),
   cloud_a_roles: f.any({ description: 'JSON array of {scope, role_name | role_id} to assign to each generated principal.' }),
   cloud_a_groups: f.any({ description: 'JSON array of {group_name | object_id} each generated principal joins.' }),
   azure_roles: f.any({ description: "The reference plugin's name for cloud_a_roles (an alias; give one of the two)." }),

@@ -17,7 +17,7 @@ export const credsPaths = (readEnv: EnvReader) => [
   definePath({
     pattern: 'creds/:name',
     readActs: true,
-    fields: { name: f.pathParam({ description: 'The role name.' }) },
+    fields: { name: f.pathParam({ foldCase: true, description: 'The role name (case-insensitive).' }) },
     help: 'Generate an access key (or an STS token) for a role.',
     operations: {
       read: async (req) => {

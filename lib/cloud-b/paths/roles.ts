@@ -22,7 +22,7 @@ async function list(req: Req) {
 }
 
 const fields = {
-  name: f.pathParam(),
+  name: f.pathParam({ foldCase: true, description: 'The role name (case-insensitive: stored lower-cased).' }),
   remote_policies: f.list({ description: 'Existing policies to attach: "name:<policy>,type:System|Custom".' }),
   inline_policies: f.any({ description: 'JSON array of policy documents to create and attach.' }),
   role_arn: f.string({ description: 'A role to assume for STS credentials instead.' }),
@@ -55,7 +55,7 @@ async function write(req: Req<typeof fields>) {
 
 export const rolePaths = () => [
   definePath({ pattern: 'roles', fields: {}, help: 'List the roles.', operations: { list } }),
-  definePath({ pattern: 'role', fields: {}, help: 'List the roles.', operations: { list, read: list } }),
+  definePath({ pattern: 'role', fields: {}, help: 'List the roles.', operations: { list, read: list }, readLists: true }),
   definePath({
     pattern: 'role/:name',
     fields,

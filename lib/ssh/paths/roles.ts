@@ -24,8 +24,9 @@ export const rolePaths = [
     pattern: 'roles',
     fields: {},
     help: "List the roles, with each role's key_type.",
-    // GET answers the list too: python3-hvac lists with `?list=True`, which the HTTP layer reads as a plain GET.
+    // GET answers the list too (earlier clients read it), refused where the listing is denied.
     operations: { list: listRoles, read: listRoles },
+    readLists: true,
   }),
   definePath({
     pattern: 'roles/:name',

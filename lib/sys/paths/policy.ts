@@ -11,7 +11,7 @@ import { capabilitiesFor } from '../acl';
 import type { Capability } from '../policy-rules';
 
 const documentFields = {
-  name: f.pathParam({ description: 'the policy name' }),
+  name: f.pathParam({ foldCase: true, description: 'the policy name (case-insensitive: stored lower-cased)' }),
   policy: f.any({ description: 'the policy document: JSON or HCL text, or the document itself' }),
   rules: f.any({ aliasOf: 'policy', description: 'an alias of policy (older clients send it)' }),
 };
@@ -41,6 +41,7 @@ export const policyPaths = [
     pattern: 'policy',
     fields: {},
     help: 'List policy names.',
+    readLists: true,
     operations: {
       read: async (req) => {
         const keys = await req.deps.policies.list();

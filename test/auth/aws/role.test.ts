@@ -26,9 +26,9 @@ describe('applyRoleInput', () => {
 });
 
 describe('roleName', () => {
-  it("refuses upper case in a path name, folds it in a login body, and takes IAM's name characters only", () => {
+  it("folds a name to lower case (as Vault stores AWS role names), in a path as in a login body, and takes IAM's name characters only", () => {
     expect(roleName('app.server@prod')).toBe('app.server@prod');
-    expect(() => roleName('App.Server@Prod')).toThrow(/lower case/);
+    expect(roleName('App.Server@Prod')).toBe('app.server@prod');
     expect(loginRoleName('App.Server@Prod')).toBe('app.server@prod');
     for (const bad of ['', 'a/b', 'a b', 'x'.repeat(129)]) expect(() => roleName(bad), bad).toThrow();
   });

@@ -84,11 +84,15 @@ describe('approle: roles', () => {
     expect((await api('POST', 'role/nobind', { bind_secret_id: false, token_bound_cidrs: '127.0.0.1/32' })).status).toBe(204);
   });
 
-  it('refuses local_secret_ids=true, upper-case names and bad CIDR blocks', async () => {
+  it('refuses local_secret_ids=true and bad CIDR blocks; folds names to lower case as Vault does', async () => {
     expect((await api('POST', 'role/loc', { local_secret_ids: true })).status).toBe(400);
     expect((await api('POST', 'role/loc', { local_secret_ids: false })).status).toBe(204);
     expect((await api('POST', 'role/loc', { local_secret_ids: false })).json!.errors[0]).toMatch(/only be modified during role creation/);
-    expect((await api('POST', 'role/Upper', {})).status).toBe(400);
+    expect((await api('POST', 'role/Upper', {})).status).toBe(204);
+    expect((await api('GET', 'role/upper/role-id')).status).toBe(200);
+    expect((await api('GET', 'role/UPPER')).status).toBe(200);
+    expect((await api('DELETE', 'role/uPPer')).status).toBe(204);
+    expect((await api('GET', 'role/upper')).status).toBe(404);
     expect((await api('POST', 'role/cidr', { secret_id_bound_cidrs: '10.0.0.0/99' })).status).toBe(400);
   });
 

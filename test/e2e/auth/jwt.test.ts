@@ -141,10 +141,11 @@ describe('roles', () => {
     });
   });
 
-  it('lists, updates only the given fields, refuses upper-case names (a policy on role/temp must hold), deletes', async () => {
-    const upper = await root('POST', 'jwt/role/Temp', { user_claim: 'sub', bound_subject: 'x' });
-    expect(upper.status).toBe(400);
-    expect(upper.json!.errors[0]).toMatch(/role names are lower case/);
+  it('lists, updates only the given fields, keeps the case of names as Vault does (Temp and temp are two roles), deletes', async () => {
+    expect((await root('POST', 'jwt/role/Temp', { user_claim: 'sub', bound_subject: 'y' })).status).toBe(204);
+    expect((await root('GET', 'jwt/role/Temp')).json!.data).toMatchObject({ bound_subject: 'y' });
+    expect((await root('GET', 'jwt/role/temp')).status).toBe(404);
+    expect((await root('DELETE', 'jwt/role/Temp')).status).toBe(204);
     expect((await root('POST', 'jwt/role/temp', { user_claim: 'sub', bound_subject: 'x' })).status).toBe(204);
     expect((await root('POST', 'jwt/role/temp', { token_ttl: 60 })).status).toBe(204);
     expect((await root('GET', 'jwt/role/temp')).json!.data).toMatchObject({ bound_subject: 'x', user_claim: 'sub', token_ttl: 60 });
@@ -205,7 +206,8 @@ describe('login with a GitHub Actions token', () => {
 
   it('takes the config default_role when the login names none', async () => {
     expect((await login('jwt', { jwt: await gh.sign(githubActionsClaims(gh.issuer)) })).json!.errors[0]).toBe('missing role');
-    await root('POST', 'jwt/config', { oidc_discovery_url: gh.issuer, bound_issuer: gh.issuer, default_role: 'Deploy' });
+    // Role names keep their case (as in Vault): the default role is named as the role is.
+    await root('POST', 'jwt/config', { oidc_discovery_url: gh.issuer, bound_issuer: gh.issuer, default_role: 'deploy' });
     try {
       expect((await login('jwt', { jwt: await gh.sign(githubActionsClaims(gh.issuer)) })).status).toBe(200);
     } finally {

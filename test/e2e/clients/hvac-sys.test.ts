@@ -155,3 +155,22 @@ describe('python3-hvac: sys wrapping and system', () => {
     expect(out.mounts.ok['pki/']).toMatchObject({ type: 'pki' });
   });
 });
+
+describe('python3-hvac: mixed-case names (vault policy write MyPolicy, Terraform)', () => {
+  it('policy and AppRole role names are folded to lower case as Vault folds them: written, read, listed, logged in with, deleted', async () => {
+    const out = await run('mixed_case');
+    expect(out.write).toEqual(NO_CONTENT);
+    expect(out.read_lower.ok.data ?? out.read_lower.ok).toMatchObject({ name: 'mixedpolicy' });
+    expect(out.read_upper.ok.data ?? out.read_upper.ok).toMatchObject({ name: 'mixedpolicy' });
+    expect(out.list.ok.data.keys).toContain('mixedpolicy');
+    expect(out.list.ok.data.keys).not.toContain('MixedPolicy');
+    expect(out.acl_write).toEqual(NO_CONTENT);
+    expect(out.acl_read.ok.data).toMatchObject({ name: 'mixedacl' });
+    expect(out.role_write).toEqual(NO_CONTENT);
+    expect(out.role_read).toEqual({ ok: ['mixedpolicy'] });
+    expect(out.login_policies).toEqual(['default', 'mixedpolicy']);
+    expect(out.roles.ok).toContain('mixedrole');
+    expect(out.delete).toEqual(NO_CONTENT);
+    expect(out.after_delete).toMatchObject({ error: 'InvalidPath' });
+  });
+});

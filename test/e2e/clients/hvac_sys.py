@@ -124,6 +124,31 @@ def system():
     }
 
 
+def mixed_case():
+    """Names sent in mixed case, as `vault policy write MyPolicy` and Terraform send them: folded to lower case."""
+    c = client()
+    doc = json.dumps({"path": {"mixed/*": {"capabilities": ["read"]}}})
+    out = {
+        "write": attempt(c.sys.create_or_update_policy, "MixedPolicy", doc),
+        "read_lower": attempt(c.sys.read_policy, "mixedpolicy"),
+        "read_upper": attempt(c.sys.read_policy, "MIXEDPOLICY"),
+        "list": attempt(c.sys.list_policies),
+        "acl_write": attempt(c.write, "sys/policies/acl/MixedAcl", policy=doc),
+        "acl_read": attempt(c.read, "sys/policies/acl/mixedacl"),
+    }
+    approle = c.auth.approle
+    out["role_write"] = attempt(approle.create_or_update_approle, "MixedRole", token_policies=["MixedPolicy"])
+    out["role_read"] = attempt(lambda: approle.read_role("mixedrole")["data"]["token_policies"])
+    role_id = approle.read_role_id("MIXEDROLE")["data"]["role_id"]
+    secret_id = approle.generate_secret_id("MixedRole")["data"]["secret_id"]
+    login = approle.login(role_id, secret_id, use_token=False)
+    out["login_policies"] = login["auth"]["policies"]
+    out["roles"] = attempt(lambda: approle.list_roles()["data"]["keys"])
+    out["delete"] = attempt(c.sys.delete_policy, "MIXEDpolicy")
+    out["after_delete"] = attempt(c.sys.read_policy, "mixedpolicy")
+    return out
+
+
 if __name__ == "__main__":
     assert ROOT
-    main({f.__name__: f for f in [policies, acl_policies, leases, revoke_prefix, token_revocation_revokes_leases, wrapping, system]})
+    main({f.__name__: f for f in [policies, acl_policies, leases, revoke_prefix, token_revocation_revokes_leases, wrapping, system, mixed_case]})

@@ -117,6 +117,19 @@ describe('node-vault: policies', () => {
     expect(await failure(root.read('sys/policies/acl/nv-acl'))).toMatchObject({ status: 404 });
   });
 
+  it('a mixed-case name (addPolicy MyPolicy, approle role MyRole) is folded to lower case, as Vault folds it', async () => {
+    const root = vault(cs.root);
+    await root.addPolicy({ name: 'NvMixed', rules: JSON.stringify({ path: { 'x/*': { capabilities: ['read'] } } }) });
+    expect(((await root.getPolicy({ name: 'nvmixed' })) as Json).data.name).toBe('nvmixed');
+    expect(((await root.getPolicy({ name: 'NVMIXED' })) as Json).data.name).toBe('nvmixed');
+    expect(((await root.policies()) as Json).data.policies).toContain('nvmixed');
+    await root.write('auth/approle/role/NvRole', { token_policies: 'NvMixed' });
+    expect(((await root.getApproleRoleId({ role_name: 'nvrole' })) as Json).data.role_id).toEqual(expect.any(String));
+    expect(((await root.read('auth/approle/role/NVROLE')) as Json).data.token_policies).toEqual(['nvmixed']);
+    await root.removePolicy({ name: 'NvMixed' });
+    expect(await failure(root.getPolicy({ name: 'nvmixed' }))).toMatchObject({ status: 404 });
+  });
+
   it('getPolicy().rules and policies().policies at the top level, as the reference answers sys/ reads', async () => {
     const root = vault(cs.root);
     await root.addPolicy({ name: 'nv-top', rules: JSON.stringify({ path: { 'a/*': { capabilities: ['read'] } } }) });

@@ -84,6 +84,13 @@ export async function spellingBench(): Promise<SpellingBench> {
     await must(svc, 'POST', `/v1/ssh/keys/${name}`, { key: admin.privText });
     await must(svc, 'POST', `/v1/cloud-a/roles/${name}`, { cloud_a_roles: contributor, ttl: 600 });
     await must(svc, 'POST', `/v1/cloud-b/role/${name}`, { remote_policies: 'name:AliyunOSSReadOnlyAccess,type:System', ttl: 600 });
+    // sys and auth: a policy, a token role, an AppRole role with a secret id, AWS and JWT roles.
+    await must(svc, 'PUT', `/v1/sys/policy/${name}`, { policy: JSON.stringify({ path: { [`${name}/*`]: { capabilities: ['read'] } } }) });
+    await must(svc, 'POST', `/v1/auth/token/roles/${name}`, { allowed_policies: name });
+    await must(svc, 'POST', `/v1/auth/approle/role/${name}`, { token_policies: name });
+    await must(svc, 'POST', `/v1/auth/approle/role/${name}/secret-id`);
+    await must(svc, 'POST', `/v1/auth/aws/role/${name}`, { bound_iam_principal_arn: `arn:aws:iam::123456789012:role/${name}` });
+    await must(svc, 'POST', `/v1/auth/jwt/role/${name}`, { role_type: 'jwt', user_claim: 'sub', bound_audiences: name });
     const kv = await call(catalog, 'PUT', `/v1/kv/app/${name}`, { raw: `${name}-marker`, headers: { 'x-catalog-token': svc.root } });
     if (kv.text !== 'true') throw new Error(`kv seed: ${kv.status} ${kv.text}`);
     await must(

@@ -176,6 +176,72 @@ const CASES: ItemCase[] = [
     snapshot: rootRead('cloud-b/role/prod'),
   },
   { label: 'cloud-b creds', mount: 'cloud-b', items: 'creds', name: 'prod', other: 'other', action: { method: 'GET' } },
+  {
+    label: 'sys policies',
+    mount: 'sys',
+    items: 'policy',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ policy: JSON.stringify({ path: { 'x/*': { capabilities: ['read'] } } }) }),
+    snapshot: rootRead('sys/policy/prod'),
+  },
+  {
+    label: 'sys policies (acl)',
+    mount: 'sys',
+    items: 'policies/acl',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ policy: JSON.stringify({ path: { 'x/*': { capabilities: ['read'] } } }) }),
+    snapshot: rootRead('sys/policies/acl/prod'),
+  },
+  {
+    label: 'token roles',
+    mount: 'auth/token',
+    items: 'roles',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ allowed_policies: 'x' }),
+    snapshot: rootRead('auth/token/roles/prod'),
+  },
+  {
+    label: 'approle roles',
+    mount: 'auth/approle',
+    items: 'role',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ token_policies: 'x' }),
+    snapshot: rootRead('auth/approle/role/prod'),
+  },
+  {
+    label: 'aws roles',
+    mount: 'auth/aws',
+    items: 'role',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ bound_iam_principal_arn: 'arn:aws:iam::123456789012:role/x' }),
+    snapshot: rootRead('auth/aws/role/prod'),
+  },
+  {
+    label: 'jwt roles',
+    mount: 'auth/jwt',
+    items: 'role',
+    name: 'prod',
+    other: 'other',
+    read: true,
+    del: true,
+    write: () => ({ role_type: 'jwt', user_claim: 'sub', bound_audiences: 'x' }),
+    snapshot: rootRead('auth/jwt/role/prod'),
+  },
 ];
 
 const tokens = new Map<string, string>();
@@ -263,12 +329,39 @@ describe('one decoded path for routing and authorisation', () => {
     }
   });
 
-  it('cloud role names have one spelling: upper case is refused with 400 naming the lower-case name', async () => {
-    for (const path of ['/v1/cloud-a/roles/Prod', '/v1/cloud-b/role/Prod']) {
-      const r = await call(b.svc.app, 'POST', path, { token: b.svc.root, body: { ttl: 60 } });
-      expect(r.status, path).toBe(400);
-      expect(r.json!.errors[0], path).toMatch(/role names are lower case; use "prod"/);
+  it('names Vault folds to lower case are folded before authorization: every spelling is the one item, under its policy', async () => {
+    const folded: [string, unknown][] = [
+      ['sys/policy', { policy: JSON.stringify({ path: { 'y/*': { capabilities: ['read'] } } }) }],
+      ['sys/policies/acl', { policy: JSON.stringify({ path: { 'y/*': { capabilities: ['read'] } } }) }],
+      ['auth/approle/role', { token_policies: 'y' }],
+      ['auth/aws/role', { bound_iam_principal_arn: 'arn:aws:iam::123456789012:role/y' }],
+      ['cloud-a/roles', { cloud_a_roles: JSON.stringify((await rootRead('cloud-a/roles/prod')()).data.cloud_a_roles), ttl: 60 }],
+      ['cloud-b/role', { remote_policies: 'name:AliyunOSSReadOnlyAccess,type:System', ttl: 60 }],
+    ];
+    for (const [items, body] of folded) {
+      const w = await call(b.svc.app, 'POST', `/v1/${items}/MixedCase`, { token: b.svc.root, body });
+      expect(w.status, `${items}: ${w.text}`).toBeLessThan(300);
+      for (const spelling of ['mixedcase', 'MIXEDCASE', 'mixedCase']) {
+        const r = await call(b.svc.app, 'GET', `/v1/${items}/${spelling}`, { token: b.svc.root });
+        expect(r.status, `${items}/${spelling}`).toBe(200);
+      }
+      const keys = await call(b.svc.app, 'LIST', `/v1/${items}`, { token: b.svc.root });
+      const names = (keys.json!.data?.keys ?? keys.json!.keys) as string[];
+      expect(names, items).toContain('mixedcase');
+      expect(names, items).not.toContain('MixedCase');
+      // A grant on the lower-case name holds for every spelling; a deny on it likewise.
+      const only = await tokenForPolicy(b.svc, `only-${items.replace(/\W+/g, '-')}`, { [`${items}/mixedcase`]: ['read'] });
+      expect((await call(b.svc.app, 'GET', `/v1/${items}/MIXEDCASE`, { token: only })).status, items).toBe(200);
+      expect((await call(b.svc.app, 'DELETE', `/v1/${items}/MixedCase`, { token: b.svc.root })).status, items).toBe(204);
+      expect((await call(b.svc.app, 'GET', `/v1/${items}/mixedcase`, { token: b.svc.root })).status, items).toBe(404);
     }
+  });
+
+  it('JWT role names keep their case, as in Vault: role/Prod is another role than role/prod', async () => {
+    const body = { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'x' };
+    expect((await call(b.svc.app, 'POST', '/v1/auth/jwt/role/CaseKept', { token: b.svc.root, body })).status).toBe(204);
+    expect((await call(b.svc.app, 'GET', '/v1/auth/jwt/role/CaseKept', { token: b.svc.root })).status).toBe(200);
+    expect((await call(b.svc.app, 'GET', '/v1/auth/jwt/role/casekept', { token: b.svc.root })).status).toBe(404);
   });
 });
 

@@ -6,7 +6,7 @@
  * every spelling of the list is refused (LIST with and without the slash, ?list=true on both,
  * hvac's ?list=True), capabilities-self says deny, and a sibling folder, and the same grant
  * without the deny, still list. Every folder holds at least one item, so a wrong 200 would
- * show a name. Then the + and exact-rule cases, and the known gaps (it.fails, reported).
+ * show a name. Then the + and exact-rule cases, and the reads that answer a listing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOUNTS } from '../../../lib/config';
@@ -106,15 +106,8 @@ beforeAll(async () => {
     await must('POST', `${mount}/revoke`, { serial_number: doomed.json!.data.serial_number });
     await must('POST', `${mount}/acme/new-eab`);
   }
-  // sys and auth: a policy of each name, token roles, AppRole roles with secret ids, AWS and JWT roles.
-  for (const name of ['prod', 'other']) {
-    await must('PUT', `sys/policy/${name}`, { policy: JSON.stringify({ path: { [`${name}/*`]: { capabilities: ['read'] } } }) });
-    await must('POST', `auth/token/roles/${name}`, { allowed_policies: name });
-    await must('POST', `auth/approle/role/${name}`, { token_policies: name });
-    await must('POST', `auth/approle/role/${name}/secret-id`);
-    await must('POST', `auth/aws/role/${name}`, { bound_iam_principal_arn: `arn:aws:iam::123456789012:role/${name}` });
-    await must('POST', `auth/jwt/role/${name}`, { role_type: 'jwt', user_claim: 'sub', bound_audiences: name });
-  }
+  // sys and auth items (a policy of each name, token roles, AppRole roles with secret ids, AWS
+  // and JWT roles) come with the spelling bench.
   // Root sees an item in every folder, so each 403 below hides something.
   for (const f of FOLDERS) expect((await keysOf(bench.svc.root, f.folder)).length, f.folder).toBeGreaterThan(0);
 }, 120_000);
@@ -203,30 +196,24 @@ describe('segment wildcards and exact rules on the folder', () => {
   });
 });
 
-/**
- * Known gaps, reported with this test and not fixed in lib: each case fails today, so it is
- * marked `it.fails`; when the lib is fixed vitest reports it, and the mark comes off.
- */
-describe('known gaps (reported)', () => {
-  // The reference (vault/acl.go AllowOperation) takes the exact rule of the path as asked
-  // first and the slash-less one only when there is none; since 6f506c5 lib/sys/acl.ts asks
-  // the slash-less one first, so an exact grant on pki/roles beats an exact deny on pki/roles/.
-  it.fails('an exact deny on pki/roles/ wins over an exact grant on the slash-less pki/roles', async () => {
+/** The order of the exact rules, `+` grants on a folder, and the reads that answer a listing. */
+describe('the exact rule, + grants and reads that answer a listing', () => {
+  // The exact rule of the path as asked comes first, the slash-less one only when there is none
+  // (OpenBao's AllowOperation).
+  it('an exact deny on pki/roles/ wins over an exact grant on the slash-less pki/roles', async () => {
     const t = await holder({ 'pki/roles': ['read', 'list'], 'pki/roles/': ['deny'] });
     await expectHidden(t, 'pki/roles/');
   });
 
-  // The reference checks a LIST's globs and segment wildcards on the slash-less path too, so
-  // pki/+ lists pki/roles/ there; lib/sys/acl.ts matches them on pki/roles/ only since 6f506c5.
-  it.fails('a + grant on the folder (auth/approle/role/+/secret-id) lists it, as in the reference', async () => {
+  // Globs and segment wildcards are matched on the path with its slash first, then, when none
+  // matches, on the slash-less path: so pki/+ lists pki/roles/.
+  it('a + grant on the folder (auth/approle/role/+/secret-id) lists it', async () => {
     const t = await holder({ 'auth/approle/role/+/secret-id': ['list'] });
     expect((await keysOf(t, 'auth/approle/role/prod/secret-id/')).length).toBeGreaterThan(0);
   });
 
-  // These lists answer a plain GET too, authorised as a read of the slash-less path, which a
-  // deny on <folder>/* does not cover; the reference serves them as LIST only (405 on GET).
-  // sys/policy answers a read in the reference too, but there GET sys/policy/ is checked on
-  // the path with its slash (denied); here the slash is dropped before the check.
+  // These lists answer a plain GET too (declared readLists): the read is refused where the
+  // listing <folder>/ is denied, so the names stay hidden under every method.
   for (const [grant, path] of [
     ['ssh/*', 'ssh/roles'],
     ['cloud-b/*', 'cloud-b/role'],
@@ -234,7 +221,7 @@ describe('known gaps (reported)', () => {
     ['auth/*', 'auth/aws/roles'],
     ['sys/*', 'sys/policy/'],
   ] as const) {
-    it.fails(`a plain GET ${path} does not list past a deny on ${path.replace(/\/$/, '')}/*`, async () => {
+    it(`a plain GET ${path} does not list past a deny on ${path.replace(/\/$/, '')}/*`, async () => {
       const folder = `${path.replace(/\/$/, '')}/`;
       const t = await holder({ [grant]: ['read', 'list'], [`${folder}*`]: ['deny'] });
       const items = await keysOf(bench.svc.root, folder);

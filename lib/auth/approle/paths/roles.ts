@@ -10,13 +10,17 @@ import { applyRoleInput, roleData } from '../role';
 import { deleteRole, saveRole } from '../roles';
 import { approleStore } from './role-access';
 
-const roleName = f.pathParam({ description: 'the role name (lower case)' });
+const roleName = f.pathParam({ foldCase: true, description: 'the role name (case-insensitive: stored lower-cased)' });
 
 export const roleFields = {
   role_name: roleName,
   bind_secret_id: f.bool({ description: 'logins must present a secret id (default true)' }),
   secret_id_bound_cidrs: f.list({ compareAs: 'address', description: 'CIDR blocks logins may come from' }),
-  bound_cidr_list: f.list({ compareAs: 'address', aliasOf: 'secret_id_bound_cidrs', description: 'deprecated alias of secret_id_bound_cidrs' }),
+  bound_cidr_list: f.list({
+    compareAs: 'address',
+    aliasOf: 'secret_id_bound_cidrs',
+    description: 'deprecated alias of secret_id_bound_cidrs',
+  }),
   secret_id_num_uses: f.int({ min: 0, description: 'uses of each secret id (0: unlimited)' }),
   secret_id_ttl: f.duration({ description: 'lifetime of each secret id (0: no expiry)' }),
   local_secret_ids: f.bool({ description: 'only false: every secret id is global' }),

@@ -18,13 +18,19 @@ import {
 } from '../secret-ids';
 import { approleStore, requireAppRole } from './role-access';
 
-const roleName = f.pathParam({ description: 'the role name' });
+const roleName = f.pathParam({ foldCase: true, description: 'the role name (case-insensitive: stored lower-cased)' });
 
 const issueFields = {
   role_name: roleName,
   metadata: f.any({ description: 'a JSON object of strings (as a string), kept with the secret id and copied into the token metadata' }),
-  cidr_list: f.list({ compareAs: 'address', description: "CIDR blocks logins with this secret id may come from (within the role's secret_id_bound_cidrs)" }),
-  token_bound_cidrs: f.list({ compareAs: 'address', description: "CIDR blocks the tokens may be used from (within the role's token_bound_cidrs)" }),
+  cidr_list: f.list({
+    compareAs: 'address',
+    description: "CIDR blocks logins with this secret id may come from (within the role's secret_id_bound_cidrs)",
+  }),
+  token_bound_cidrs: f.list({
+    compareAs: 'address',
+    description: "CIDR blocks the tokens may be used from (within the role's token_bound_cidrs)",
+  }),
   ttl: f.duration({ description: "lifetime of the secret id (at most the role's secret_id_ttl)" }),
   num_uses: f.int({ min: 0, description: "uses of the secret id (at most the role's secret_id_num_uses)" }),
 };

@@ -12,7 +12,7 @@ const refused = Object.fromEntries(
 );
 
 const roleFields = {
-  role: f.pathParam({ description: 'the role name (lower-cased)' }),
+  role: f.pathParam({ foldCase: true, description: 'the role name (case-insensitive: stored lower-cased)' }),
   auth_type: f.string({ description: 'iam (the only type served; ec2 is refused)' }),
   bound_iam_principal_arn: f.list({ description: 'IAM user or role ARNs that may log in with this role; * is a wildcard' }),
   resolve_aws_unique_ids: f.bool({ description: 'must be false: unique ids would need IAM calls' }),

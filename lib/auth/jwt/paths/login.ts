@@ -1,5 +1,5 @@
 /** auth/<jwt>/login {role, jwt}: unauthenticated; a verified token gets a Latchkey token. */
-import { loginRoleName } from '../../role-name';
+import { caseKeptRoleName } from '../../role-name';
 import { InvalidInput } from '../../../domain-errors';
 import { BadRequest, PermissionDenied } from '../../../errors';
 import { f } from '../../../http/fields';
@@ -32,7 +32,7 @@ export function loginPaths(mount: AuthMount) {
           if (!config) throw new BadRequest('could not load configuration');
           const named = d.role || config.defaultRole;
           if (!named) throw new BadRequest('missing role');
-          const roleName = loginRoleName(named);
+          const roleName = caseKeptRoleName(named.trim());
           const role = await store.role(roleName);
           if (!role) throw new BadRequest(`role "${roleName.slice(0, 128)}" could not be found`);
           if (!d.jwt) throw new BadRequest('missing token');
