@@ -130,17 +130,15 @@ function coercion<T>(fn: (v: unknown) => T | undefined, message: string): z.ZodM
 
 const durationSchema = coercion(parseDuration, 'expected a duration such as "1h", "30m" or a number of seconds');
 
+/** Elements trimmed and empty ones dropped, whether sent as an array or as "a, b". */
+const tidy = (items: string[]) => items.map((x) => x.trim()).filter((x) => x !== '');
+
 const listSchema = z.union(
   [
-    z.array(z.union([z.string(), str])),
+    z.pipe(z.array(z.union([z.string(), str])), z.transform(tidy)),
     z.pipe(
       z.string(),
-      z.transform((v: string) =>
-        v
-          .split(',')
-          .map((x) => x.trim())
-          .filter((x) => x !== ''),
-      ),
+      z.transform((v: string) => tidy(v.split(','))),
     ),
   ],
   expect('a list of strings or a comma-separated string'),

@@ -2,7 +2,7 @@
  * Parameter constraints (allowed, denied and required parameters) decided on the values the
  * handler will use, not on the spelling sent. A list is checked element by element, whatever its
  * spelling (a JSON array, "a,b", spaces, empty elements): every element must be allowed and none
- * denied. A map is checked entry by entry (`key=value`). A duration compares as seconds ("1h"
+ * denied. A map is checked entry by entry (`key=value`: policies write map rules so). A duration compares as seconds ("1h"
  * in a policy holds against 3600 sent), a boolean or an integer as such, and a value the handler
  * treats case-insensitively in lower case. Strings keep the reference server's globs (a leading
  * and/or trailing `*`). A parameter sent under an alias is held to the rules of both names.
@@ -51,23 +51,13 @@ export function parametersAllowed(perms: Permissions, params: readonly AccessPar
 /** An empty list denies every value; else a value (or any element of a list) in it is denied. */
 function anyDenied(p: AccessParam, list: unknown[]): boolean {
   if (list.length === 0 || wholeIn(p.value, list)) return true;
-  const rules = ruleValues(p, list);
-  return elements(p).some((v) => scalarIn(v, rules, p));
+  return elements(p).some((v) => scalarIn(v, list, p));
 }
 
 /** An empty list allows every value; else the value (or every element of a list) must be in it. */
 function allAllowed(p: AccessParam, list: unknown[]): boolean {
   if (list.length === 0 || wholeIn(p.value, list)) return true;
-  const rules = ruleValues(p, list);
-  return elements(p).every((v) => scalarIn(v, rules, p));
-}
-
-/** A map's rules may be written as `key=value` strings or as objects: each object entry is one. */
-function ruleValues(p: AccessParam, list: unknown[]): unknown[] {
-  if (p.kind !== 'map') return list;
-  return list.flatMap((el) =>
-    el !== null && typeof el === 'object' && !Array.isArray(el) ? Object.entries(el).map(([k, x]) => `${k}=${String(x)}`) : [el],
-  );
+  return elements(p).every((v) => scalarIn(v, list, p));
 }
 
 /**

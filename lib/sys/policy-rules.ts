@@ -139,7 +139,11 @@ function readRuleKey(rule: PathRule, key: string, item: HclItem): void {
         if (entry.keys.length !== 1) fail(`${where}: a parameter entry takes one name`);
         const v = entry.value;
         if (isHclObject(v)) fail(`${where}: the values of "${entry.keys[0]}" must be a list`);
-        map.set(entry.keys[0]!.toLowerCase(), Array.isArray(v) ? [...v] : [v]);
+        const values = Array.isArray(v) ? [...v] : [v];
+        // A map's entries are written "key=value": an object value would never be compared, so it is refused.
+        if (values.some((x) => isHclObject(x) || (Array.isArray(x) && x.some((y) => isHclObject(y)))))
+          fail(`${where}: the values of "${entry.keys[0]}" must be strings, numbers or booleans (a map entry as "key=value")`);
+        map.set(entry.keys[0]!.toLowerCase(), values);
       }
       if (key === 'allowed_parameters') rule.allowed = map;
       else rule.denied = map;
