@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLocal } from '../lib/local/service';
 import { createCatalogApp } from '../lib/catalog/app';
+import { catalogSettings } from '../lib/catalog/settings';
 import { setLogLevel } from '../lib/log';
 import { run as storeRun } from './store';
 
@@ -97,7 +98,8 @@ async function kvRows(base: string, label: string, durationMs: number): Promise<
 async function catalogRows(durationMs: number): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-catalog-'));
   const svc = await startLocal({ dataDir, port: 0 });
-  const alone = createAdaptorServer({ fetch: createCatalogApp(svc.deps).fetch });
+  // The catalog app alone with the local server's (open) settings, so both rows serve the same requests.
+  const alone = createAdaptorServer({ fetch: createCatalogApp(svc.deps, catalogSettings({ overlay: 'local' })).fetch });
   await new Promise<void>((ok) => alone.listen(0, '127.0.0.1', () => ok()));
   try {
     const aloneUrl = `http://127.0.0.1:${(alone.address() as AddressInfo).port}`;

@@ -210,7 +210,7 @@ export async function run(options: { n?: { pki: number; catalog: number }; quiet
     const runner = join(dir, 'runner.mjs');
     await writeFile(runner, RUNNER);
     const file = async (name: string) => bundle(name, defs[name]!, join(dir, 'out'));
-    // As on Lambda: deployed catalog settings (ACLs on, default deny), logs built at info.
+    // As on Lambda: the function's name, logs built at info (the catalog's settings are the deployed ones wherever it runs).
     const envFor = (name: string) => ({ ...base, LOG_LEVEL: 'info', AWS_LAMBDA_FUNCTION_NAME: `latchkey-dev-${name}` });
     const { issuer, reader } = await benchTokens(base, rootToken);
 

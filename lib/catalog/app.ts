@@ -44,6 +44,7 @@ interface CatalogState {
   filtered: boolean;
 }
 
+/** The catalog's surface; `settings` default to the deployed ones (closed: ACLs on, default deny). */
 export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSettings()): Hono {
   const part = deps.store.partition(CATALOG_PARTITION);
   const index = new ModifyIndex(part);

@@ -6,8 +6,10 @@
  *
  * Closed by default (contract section 9, and the reference catalog's production guidance):
  * ACLs on with default deny unless the settings say otherwise; an open catalog is an explicit
- * `"acl": {"enabled": false}`. The section's `local` entry replaces these settings for the
- * one-process local server only (`npm start`, loopback), never on Lambda.
+ * `"acl": {"enabled": false}`. The section's `local` entry replaces these settings only where
+ * the caller asks for it by name, `{ overlay: 'local' }`: the one-process local server
+ * (`npm start`, loopback; lib/local/service.ts) does, nothing else. Where the code runs (Lambda,
+ * a container, a test runner) decides nothing, so a bundle run anywhere is closed.
  */
 import mountsFile from '../../infra/mounts.json';
 import type { CatalogSettings } from '../config';
@@ -47,14 +49,20 @@ export function parseCatalogSettings(entry: CatalogEntry = {}, env: NodeJS.Proce
   };
 }
 
-/** The file's settings for where this process runs: deployed (on Lambda), or the local server. */
-export function catalogEntry(section: CatalogSection = {}, env: NodeJS.ProcessEnv = process.env): CatalogEntry {
+/** Which settings of the file apply: the deployed ones (the default), or the local server's overlay. */
+export interface CatalogSettingsOptions {
+  /** `local`: the section's `local` entry laid over the deployed settings (the local server only). */
+  overlay?: 'local';
+}
+
+/** The file's entry in force: the deployed settings, with the `local` entry over them only when asked for. */
+export function catalogEntry(section: CatalogSection = {}, options: CatalogSettingsOptions = {}): CatalogEntry {
   const { local, ...deployed } = section;
-  if (env.AWS_LAMBDA_FUNCTION_NAME || !local) return deployed;
+  if (options.overlay !== 'local' || !local) return deployed;
   return { ...deployed, ...local, acl: local.acl ?? deployed.acl };
 }
 
-/** The settings in force, read once per process. */
-export function catalogSettings(env: NodeJS.ProcessEnv = process.env): CatalogConfig {
-  return parseCatalogSettings(catalogEntry((mountsFile as { catalog?: CatalogSection }).catalog, env), env);
+/** The settings in force (closed, as deployed, unless `options` asks for the local overlay). */
+export function catalogSettings(options: CatalogSettingsOptions = {}, env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  return parseCatalogSettings(catalogEntry((mountsFile as { catalog?: CatalogSection }).catalog, options), env);
 }

@@ -7,17 +7,23 @@
 import { Hono } from 'hono';
 import { createCatalogApp } from '../catalog/app';
 import { catalogRouteSets } from '../catalog/routes';
+import type { CatalogConfig } from '../catalog/settings';
 import type { Deps } from '../deps';
 import { createEngineApp, engineRoutes, type EngineModule } from '../engines';
 import { decodedPath } from '../http/request-path';
 import { functionFor } from '../routing';
 import { createSysApp } from '../sys/app';
 
-export function localApp(deps: Deps, engines: EngineModule[]): Hono {
+export interface LocalAppOptions {
+  /** The catalog's settings; default the deployed ones (closed). The local server passes its open overlay. */
+  catalog?: CatalogConfig;
+}
+
+export function localApp(deps: Deps, engines: EngineModule[], options: LocalAppOptions = {}): Hono {
   const sys = createSysApp(deps, async () => [...engineRoutes(deps.mounts, engines), ...catalogRouteSets()]);
   const apps = new Map<string, Hono>([['sys', sys]]);
   for (const e of engines) apps.set(e.type, createEngineApp(e, deps));
-  apps.set('catalog', createCatalogApp(deps));
+  apps.set('catalog', createCatalogApp(deps, options.catalog));
   const appFor = (request: Request): Hono => {
     // Routing reads the same decoded path every function routes and authorises on, so
     // `/v1/sy%73/mounts` is sys here as it is there.

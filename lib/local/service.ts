@@ -8,6 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { catalogSettings } from '../catalog/settings';
 import { readEnvironment } from '../config';
 import { createDeps, depsFromEnvironment, dynamoClient, type Deps } from '../deps';
 import { loadEngines, useEngineRevokers } from '../engines';
@@ -55,7 +56,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     writeFileSync(join(dataDir, 'root-token'), rootToken + '\n', { mode: 0o600 });
   }
 
-  const served = await serve(localApp(deps, await loadEngines()).fetch, {
+  // The catalog as the local server documents it: the `local` overlay of infra/mounts.json
+  // (open, for development on loopback). Asked for here by name; every other composition is closed.
+  const app = localApp(deps, await loadEngines(), { catalog: catalogSettings({ overlay: 'local' }) });
+  const served = await serve(app.fetch, {
     port: options.port ?? Number(process.env.PORT ?? 8200),
     host: options.host ?? process.env.HOST ?? '127.0.0.1',
   });

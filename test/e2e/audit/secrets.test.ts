@@ -113,13 +113,15 @@ describe('audit secrets', () => {
     const cb = await ok('GET', 'cloud-b/creds/ops');
     keep('cloud-b secret key', cb.json!.secret_key);
 
-    // Catalog KV: written, read back as JSON (base64) and raw.
+    // Catalog KV (closed, as deployed: the catalog reads its own token header): written, read
+    // back as JSON (base64) and raw.
     const value = 'kv-value-9d2e61b4-do-not-log';
-    const kv = await call(b.svc.app, 'PUT', '/v1/kv/app/db-password', { token: b.svc.root, raw: value });
+    const asRoot = { headers: { 'x-consul-token': b.svc.root } };
+    const kv = await call(b.svc.app, 'PUT', '/v1/kv/app/db-password', { ...asRoot, raw: value });
     expect(kv.status, kv.text).toBe(200);
-    const read = await call(b.svc.app, 'GET', '/v1/kv/app/db-password', { token: b.svc.root });
+    const read = await call(b.svc.app, 'GET', '/v1/kv/app/db-password', asRoot);
     expect(read.json).toEqual([expect.objectContaining({ Value: Buffer.from(value).toString('base64') })]);
-    const raw = await call(b.svc.app, 'GET', '/v1/kv/app/db-password?raw', { token: b.svc.root });
+    const raw = await call(b.svc.app, 'GET', '/v1/kv/app/db-password?raw', asRoot);
     expect(raw.text).toBe(value);
     keep('kv value', value);
     keep('kv value (base64)', Buffer.from(value).toString('base64'));

@@ -185,7 +185,7 @@ describe('catalog conventions', () => {
 
   it('the local server serves the catalog, and sys lists its operations in the OpenAPI document', async () => {
     const local = localApp(svc.deps, []);
-    expect((await call(local, 'PUT', '/v1/kv/local/k', { raw: 'v' })).text).toBe('true');
+    expect((await call(local, 'PUT', '/v1/kv/local/k', { raw: 'v', headers: { 'x-consul-token': svc.root } })).text).toBe('true');
     const doc = await call(local, 'GET', '/v1/sys/openapi', { token: svc.root });
     const paths = doc.json!.paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths)).toEqual(

@@ -20,7 +20,7 @@ import createClient from 'openapi-fetch';
 import type { paths } from './schema';
 
 export async function roundTrip(baseUrl: string, token: string): Promise<{ certificate: unknown; stored: unknown; value: string }> {
-  const client = createClient<paths>({ baseUrl, headers: { 'X-Vault-Token': token } });
+  const client = createClient<paths>({ baseUrl, headers: { 'X-Vault-Token': token, 'X-Consul-Token': token } });
   const root = await client.POST('/pki/root/generate/{exported}', { params: { path: { exported: 'internal' } }, body: { common_name: 'Client Root' } });
   if (root.error !== undefined || !root.response.ok) throw new Error('root: ' + root.response.status);
   const role = await client.POST('/pki/roles/{name}', { params: { path: { name: 'web' } }, body: { allowed_domains: ['example.com'], allow_subdomains: true } });
