@@ -80,6 +80,12 @@ export type ParamKind = 'string' | 'int' | 'bool' | 'duration' | 'list' | 'map';
 export interface AccessParam {
   /** The name as sent, lower-cased, then the names of the fields it is an alias of (their rules apply too). */
   names: string[];
+  /**
+   * Not sent as such: a value the handler will use that the request carries inside another
+   * parameter (the names a CSR asks for). Its values are held to the rules on its names; its
+   * name is not required to be allowed, nor does it count as sent for required parameters.
+   */
+  derived?: true;
   value: unknown;
   /** Absent: compared as sent (an undeclared parameter, or input that failed its field's check). */
   kind?: ParamKind;

@@ -7,6 +7,7 @@
  */
 import type { AccessParam, ParamKind } from '../types';
 import type { Field, FieldKind, Fields } from './fields';
+import type { DerivedParams } from './path';
 
 const KINDS: Partial<Record<FieldKind, ParamKind>> = {
   string: 'string',
@@ -17,7 +18,30 @@ const KINDS: Partial<Record<FieldKind, ParamKind>> = {
   map: 'map',
 };
 
-export function accessParams(fields: Fields, input: Record<string, unknown>, coerced: Record<string, unknown> | undefined): AccessParam[] {
+export function accessParams(
+  fields: Fields,
+  input: Record<string, unknown>,
+  coerced: Record<string, unknown> | undefined,
+  /** Values the handler will use that the request carries inside another parameter (PathSpec.derivedParams). */
+  derived?: DerivedParams,
+): AccessParam[] {
+  const values = derived && coerced ? derived.values(coerced) : {};
+  const extra = Object.keys(values).map((name): AccessParam => {
+    const field = derived && Object.hasOwn(derived.fields, name) ? derived.fields[name] : undefined;
+    const kind = field ? KINDS[field.kind] : undefined;
+    const compareAs = field?.foldCase ? 'lower-case' : field?.compareAs;
+    return {
+      names: [name.toLowerCase()],
+      value: values[name],
+      derived: true,
+      ...(kind ? { kind } : {}),
+      ...(compareAs ? { compareAs } : {}),
+    };
+  });
+  return [...sentParams(fields, input, coerced), ...extra];
+}
+
+function sentParams(fields: Fields, input: Record<string, unknown>, coerced: Record<string, unknown> | undefined): AccessParam[] {
   return Object.keys(input).map((name) => {
     const field: Field | undefined = Object.hasOwn(fields, name) && fields[name]?.in !== 'path' ? fields[name] : undefined;
     const names = [name.toLowerCase(), ...(field?.aliasOf ? [field.aliasOf.toLowerCase()] : [])];

@@ -98,6 +98,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   const part = deps.store.partition(partitionName(set.mount));
   const token = engineToken(req.headers);
   if (token) audit.clientToken = token;
+  const coerced = fields && 'data' in fields ? fields.data : undefined;
   let principal: Principal | undefined;
   if (!spec.unauthenticated?.includes(op)) {
     // A write is create or update by the path's existence check, as policies (and the audit record) name it.
@@ -108,7 +109,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
       path: accessPath(full, op),
       op: accessAs,
       sudo: spec.sudo?.includes(op) ?? false,
-      params: accessParams(spec.fields, input, fields && 'data' in fields ? fields.data : undefined),
+      params: accessParams(spec.fields, input, coerced, coerced ? spec.derivedParams : undefined),
       ...(op === 'read' && spec.readLists ? { listing: accessPath(full, 'list') } : {}),
       ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
     });

@@ -62,6 +62,12 @@ export interface Result {
 
 export type Handler<F extends Fields> = (req: Req<F>) => Promise<Result | void>;
 
+/** Values the handler will use that a request carries inside another parameter, and how each compares (its field). */
+export interface DerivedParams {
+  fields: Fields;
+  values: (data: Record<string, unknown>) => Record<string, unknown>;
+}
+
 /** What an existence check sees: the path parameters as given, before any other input. */
 export interface ExistsReq {
   params: Record<string, string>;
@@ -99,6 +105,11 @@ export interface PathSpec<F extends Fields = Fields> {
    * folder hides its names under every method.
    */
   readLists?: boolean;
+  /**
+   * Values the handler will use that the request carries inside another parameter (the names of
+   * a CSR), by field name: parameter constraints hold on them as on the fields sent.
+   */
+  derivedParams?: DerivedParams;
   help: string;
 }
 

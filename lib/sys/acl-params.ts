@@ -21,11 +21,12 @@ export function paramsAsSent(data: Record<string, unknown>): AccessParam[] {
 
 /** Whether `params` satisfy the parameter constraints of `perms`. */
 export function parametersAllowed(perms: Permissions, params: readonly AccessParam[]): boolean {
-  if (perms.required.some((r) => !params.some((p) => p.names.includes(r)))) return false;
+  const sent = params.filter((p) => !p.derived);
+  if (perms.required.some((r) => !sent.some((p) => p.names.includes(r)))) return false;
   if (!params.length) return true;
   const denied = perms.denied;
   if (denied?.size) {
-    if (denied.has('*')) return false;
+    if (denied.has('*') && sent.length) return false;
     for (const p of params) {
       for (const n of p.names) {
         const list = denied.get(n);
@@ -39,7 +40,7 @@ export function parametersAllowed(perms: Permissions, params: readonly AccessPar
   if (any && allowed.size === 1) return true;
   for (const p of params) {
     // The name sent must be allowed (or `*`); its value must pass every allowed list of its names.
-    if (!allowed.has(p.names[0]!) && !any) return false;
+    if (!p.derived && !allowed.has(p.names[0]!) && !any) return false;
     for (const n of p.names) {
       const list = allowed.get(n);
       if (list && !allAllowed(p, list)) return false;

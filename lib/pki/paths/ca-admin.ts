@@ -10,6 +10,7 @@ import { toPem } from '../pem';
 import { privateKeyText } from '../private-key';
 import { certificateData } from '../response';
 import { signSelfIssued } from '../self-issued';
+import { csrParams } from './csr-params';
 import { caFields, formatFields } from './fields';
 import { caRequest, keyChoice } from './wire';
 
@@ -61,6 +62,7 @@ export const caAdminPaths = [
   definePath({
     pattern: 'root/sign-intermediate',
     fields: { ...caFields, csr: f.string({ required: true }), use_csr_values: f.bool({ default: false }) },
+    derivedParams: csrParams,
     help: 'Sign an intermediate CA CSR with this CA.',
     operations: {
       write: async (req) => {

@@ -9,6 +9,7 @@ import { PkiStore } from '../pki-store';
 import { certificateData } from '../response';
 import { checkRoleName, roleForCaller, type Role } from '../role';
 import { colonSerial } from '../serial';
+import { csrParams } from './csr-params';
 import { formatFields, nameFields } from './fields';
 import { leafRequest as leafRequestOf } from './wire';
 
@@ -99,6 +100,7 @@ export const issuePaths = [
   definePath({
     pattern: 'sign/:name',
     fields: { name: f.pathParam(), csr: f.string({ required: true }), ...nameFields, format: formatFields.format },
+    derivedParams: csrParams,
     help: 'Sign a CSR under a role.',
     operations: {
       write: async (req) => {
@@ -112,12 +114,14 @@ export const issuePaths = [
   definePath({
     pattern: 'sign-verbatim',
     fields: verbatimFields,
+    derivedParams: csrParams,
     help: 'Sign a CSR with its own subject and SANs (dangerous: trusted callers only).',
     operations: { write: (req) => verbatim(req, undefined) },
   }),
   definePath({
     pattern: 'sign-verbatim/:name',
     fields: { name: f.pathParam(), ...verbatimFields },
+    derivedParams: csrParams,
     help: 'Sign a CSR verbatim, with the ttl and storage rules of a role.',
     operations: { write: (req) => verbatim(req, req.data.name) },
   }),

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { sshEngine } from '../../../lib/ssh/engine';
 import { call, createTestService, type TestService } from '../../helpers/service';
+import { makeCsr } from '../../helpers/openssl';
 import { certInfo, keygen, section, tempDir } from '../../helpers/ssh-keys';
 
 let svc: TestService;
@@ -128,6 +129,27 @@ describe('pki issue: alt_names, ip_sans, uri_sans, other_sans, common_name, ttl'
     expect(
       (await as(t, 'POST', 'pki/issue/any', { common_name: 'a.example.com', alt_names: ['b.example.com', 'c.example.com'] })).status,
     ).toBe(200);
+  });
+});
+
+describe('pki sign: the names a CSR asks for are held to the rules on common_name and alt_names', () => {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+  const evilCn = () => makeCsr('/CN=Evil.Example.com', ec);
+  const evilSan = () => makeCsr('/CN=ok.example.com', ec, ['-addext', 'subjectAltName=DNS:ok.example.com,DNS:evil.example.com']);
+  const good = () => makeCsr('/CN=ok.example.com', ec);
+
+  it.each(['sign/any', 'sign-verbatim', 'sign-verbatim/any'])('%s: a denied name in the CSR is refused, as if sent', async (path) => {
+    const t = await holder(`pki/${path}`, { denied_parameters: { common_name: ['evil.example.com'], alt_names: ['evil.example.com'] } });
+    expect((await as(t, 'POST', `pki/${path}`, { csr: evilCn() })).status).toBe(403);
+    expect((await as(t, 'POST', `pki/${path}`, { csr: evilSan() })).status).toBe(403);
+    const ok = await as(t, 'POST', `pki/${path}`, { csr: good() });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('an allowed list on common_name holds on the CSR, while csr itself is an allowed parameter', async () => {
+    const t = await holder('pki/sign/any', { allowed_parameters: { csr: [], common_name: ['*.example.com'] } });
+    expect((await as(t, 'POST', 'pki/sign/any', { csr: makeCsr('/CN=www.evil.com', ec) })).status).toBe(403);
+    expect((await as(t, 'POST', 'pki/sign/any', { csr: good() })).status).toBe(200);
   });
 });
 
