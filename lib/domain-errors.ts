@@ -41,3 +41,15 @@ export class Forbidden extends DomainError {
     super(message, options);
   }
 }
+
+/** A service this one depends on (a cloud API, KMS, an engine's revoker) failed; the request may be retried. */
+export class UpstreamError extends DomainError {}
+
+/** A service this one depends on is throttling it; retry later. */
+export class Throttled extends DomainError {}
+
+/**
+ * This service cannot do what it must to serve the request (the audit log cannot record it);
+ * the message says so, client-safe, and the cause goes to the log.
+ */
+export class ServiceFault extends DomainError {}

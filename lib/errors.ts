@@ -3,7 +3,17 @@
  * the optional `cause` is for the log only and never reaches a client. Domain and storage code
  * throw the status-free errors of `domain-errors.ts`; `httpErrorOf` maps them here, once.
  */
-import { ConflictError, DomainError, ExistsError, Forbidden, InvalidInput, NotFoundError } from './domain-errors';
+import {
+  ConflictError,
+  DomainError,
+  ExistsError,
+  Forbidden,
+  InvalidInput,
+  NotFoundError,
+  ServiceFault,
+  Throttled,
+  UpstreamError,
+} from './domain-errors';
 
 export class HttpError extends Error {
   constructor(
@@ -65,6 +75,9 @@ const STATUS_OF: ReadonlyArray<readonly [abstract new (...args: never[]) => Doma
   [ExistsError, 400],
   [InvalidInput, 400],
   [Forbidden, 403],
+  [Throttled, 429],
+  [ServiceFault, 500],
+  [UpstreamError, 502],
 ];
 
 /** What the edge answers for any thrown value: an HttpError as is, a domain error by the table, anything else 500. */
