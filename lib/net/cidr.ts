@@ -1,6 +1,6 @@
 /** IP addresses and CIDR blocks: SSH OTP and dynamic roles, token and secret id bindings. */
 import { BlockList, isIP } from 'node:net';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { echo } from '../echo';
 
 const family = (ip: string): 'ipv4' | 'ipv6' | undefined => {
@@ -19,7 +19,8 @@ function parseBlock(block: string, field: string): { addr: string; prefix: numbe
   const fam = family(addr);
   const max = fam === 'ipv4' ? 32 : 128;
   const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (!fam || extra !== undefined || !(prefix >= 0 && prefix <= max)) throw new BadRequest(`invalid CIDR block${echo(block)} in ${field}`);
+  if (!fam || extra !== undefined || !(prefix >= 0 && prefix <= max))
+    throw new InvalidInput(`invalid CIDR block${echo(block)} in ${field}`);
   return { addr, prefix, fam };
 }
 
@@ -37,7 +38,7 @@ export function canonicalAddress(text: string): string {
 }
 
 export function checkIp(ip: string): string {
-  if (!family(ip)) throw new BadRequest(`invalid IP address${echo(ip)}`);
+  if (!family(ip)) throw new InvalidInput(`invalid IP address${echo(ip)}`);
   return ip;
 }
 

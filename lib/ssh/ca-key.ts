@@ -3,7 +3,7 @@ import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import sshpk from 'sshpk';
 import ssh2 from 'ssh2';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { publicBlob, publicLine } from './ssh-key';
 
 const generate = promisify(generateKeyPair);
@@ -22,25 +22,25 @@ export async function generateSshKey(o: GenerateOptions): Promise<KeyObject> {
   const type = o.keyType;
   if (type === 'ssh-rsa' || type === 'rsa') {
     const bits = o.keyBits || 4096;
-    if (!RSA_BITS.includes(bits)) throw new BadRequest(`invalid key_bits ${bits} for key_type ${type}: use 2048, 3072 or 4096`);
+    if (!RSA_BITS.includes(bits)) throw new InvalidInput(`invalid key_bits ${bits} for key_type ${type}: use 2048, 3072 or 4096`);
     return (await generate('rsa', { modulusLength: bits })).privateKey;
   }
   if (type === 'ec' || type in NAMED_EC) {
     const fixed = NAMED_EC[type];
     const bits = o.keyBits || fixed || 256;
-    if (fixed !== undefined && bits !== fixed) throw new BadRequest(`invalid key_bits ${bits} for key_type ${type}`);
+    if (fixed !== undefined && bits !== fixed) throw new InvalidInput(`invalid key_bits ${bits} for key_type ${type}`);
     const curve = EC_BITS[bits];
-    if (!curve) throw new BadRequest(`invalid key_bits ${bits} for key_type ${type}: use 256, 384 or 521`);
+    if (!curve) throw new InvalidInput(`invalid key_bits ${bits} for key_type ${type}: use 256, 384 or 521`);
     return (await generate('ec', { namedCurve: curve })).privateKey;
   }
   if (type === 'ssh-ed25519' || type === 'ed25519') return (await generate('ed25519')).privateKey;
-  throw new BadRequest(`unsupported key_type "${type}"`);
+  throw new InvalidInput(`unsupported key_type "${type}"`);
 }
 
 /** Reads a private key in PKCS#1, PKCS#8, SEC1 or OpenSSH form (unencrypted). */
 export function parsePrivateKey(text: string, field = 'private_key'): KeyObject {
   const clean = text.trim();
-  if (!clean) throw new BadRequest(`missing ${field}`);
+  if (!clean) throw new InvalidInput(`missing ${field}`);
   try {
     if (!clean.includes('OPENSSH PRIVATE KEY')) return checkType(createPrivateKey(clean), field);
     // OpenSSH's own format: ssh2 reads it into a PEM node:crypto takes (sshpk's PKCS#8 output does not parse).
@@ -49,8 +49,8 @@ export function parsePrivateKey(text: string, field = 'private_key'): KeyObject 
     if (!first || first instanceof Error || !first.isPrivateKey()) throw new Error('not an unencrypted private key');
     return checkType(createPrivateKey(first.getPrivatePEM()), field);
   } catch (e) {
-    if (e instanceof BadRequest) throw e;
-    throw new BadRequest(`${field} is not a valid unencrypted private key`, { cause: e });
+    if (e instanceof InvalidInput) throw e;
+    throw new InvalidInput(`${field} is not a valid unencrypted private key`, { cause: e });
   }
 }
 
@@ -58,10 +58,10 @@ function checkType(key: KeyObject, field: string): KeyObject {
   try {
     publicBlob(key);
   } catch {
-    throw new BadRequest(`${field} has an unsupported key type (use RSA, ECDSA P-256/384/521 or Ed25519)`);
+    throw new InvalidInput(`${field} has an unsupported key type (use RSA, ECDSA P-256/384/521 or Ed25519)`);
   }
   if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
-    throw new BadRequest(`${field}: RSA keys shorter than 2048 bits are refused`);
+    throw new InvalidInput(`${field}: RSA keys shorter than 2048 bits are refused`);
   }
   return key;
 }
@@ -73,9 +73,9 @@ export function importCaKey(privateText: string, publicText: string): KeyObject 
   try {
     given = sshpk.parseKey(publicText.trim(), 'ssh').toBuffer('rfc4253');
   } catch (e) {
-    throw new BadRequest('public_key is not a valid SSH public key', { cause: e });
+    throw new InvalidInput('public_key is not a valid SSH public key', { cause: e });
   }
-  if (!given.equals(publicBlob(key))) throw new BadRequest('public_key does not match private_key');
+  if (!given.equals(publicBlob(key))) throw new InvalidInput('public_key does not match private_key');
   return key;
 }
 

@@ -1,5 +1,5 @@
 /** Critical options and extensions of a certificate: requested ones against the role's lists, or its defaults. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { validateCidrs } from '../net/cidr';
 import type { Role } from './role';
 import { plain } from '../echo';
@@ -11,7 +11,7 @@ export function criticalOptions(role: Role, requested: Record<string, string> | 
   if (nonEmpty(requested) && role.allowedCriticalOptions.length > 0) {
     const refused = Object.keys(requested).filter((k) => !role.allowedCriticalOptions.includes(k));
     if (refused.length)
-      throw new BadRequest(
+      throw new InvalidInput(
         `critical options not on allowed list: ${refused
           .sort()
           .map((k) => plain(k))
@@ -32,7 +32,7 @@ export function extensions(role: Role, requested: Record<string, string> | undef
   if (role.allowedExtensions.includes('*')) return requested;
   const refused = Object.keys(requested).filter((k) => !role.allowedExtensions.includes(k));
   if (refused.length)
-    throw new BadRequest(
+    throw new InvalidInput(
       `extensions not on allowed list: ${refused
         .sort()
         .map((k) => plain(k))

@@ -7,7 +7,7 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Json } from '../store/store';
 import type { Leases } from '../sys/leases';
-import { BadRequest, PermissionDenied } from '../errors';
+import { Forbidden, InvalidInput } from '../domain-errors';
 import { runScript, RemoteError, type RemoteHost } from './remote';
 import type { Role } from './role';
 import { publicLine } from './ssh-key';
@@ -43,7 +43,7 @@ export interface IssueDynamic {
 
 async function adminHost(store: SshStore, r: Pick<DynamicRevoke, 'host' | 'port' | 'admin_user' | 'key_name'>): Promise<RemoteHost> {
   const adminKey = await store.getKey(r.key_name);
-  if (adminKey === undefined) throw new BadRequest(`key "${r.key_name}" is not registered`);
+  if (adminKey === undefined) throw new InvalidInput(`key "${r.key_name}" is not registered`);
   return { host: r.host, port: r.port, adminUser: r.admin_user, adminKey };
 }
 
@@ -84,7 +84,7 @@ export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDyna
   } catch (e) {
     if (await leases.exists(lease.lease_id)) throw e;
     await undoOrphanedInstall(host, revoke, leases, o);
-    throw new PermissionDenied('permission denied: the token was revoked');
+    throw new Forbidden('permission denied: the token was revoked');
   }
   return { privateKey: privateKey.export({ format: 'pem', type: 'pkcs1' }).toString(), lease };
 }

@@ -1,7 +1,7 @@
 /** issue/<role>: the server generates a key pair and signs its public half under a ca role. */
 import type { KeyObject } from 'node:crypto';
 import sshpk from 'sshpk';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { generateSshKey } from './ca-key';
 import type { CaSigner } from './certificate';
 import type { Role } from './role';
@@ -30,7 +30,7 @@ export function privateKeyText(key: KeyObject): string {
 }
 
 export async function issueKey(role: Role, ca: CaSigner, input: IssueInput, ctx: SignContext): Promise<Issued> {
-  if (role.keyType !== 'ca') throw new BadRequest(`role key type "${role.keyType}" is not allowed to issue key pairs`);
+  if (role.keyType !== 'ca') throw new InvalidInput(`role key type "${role.keyType}" is not allowed to issue key pairs`);
   const key = await generateSshKey({ keyType: input.keyType, keyBits: input.keyBits });
   const signed = signKey(role, ca, { ...input, publicKey: publicLine(key) }, ctx);
   return { ...signed, privateKey: privateKeyText(key), privateKeyType: input.keyType };

@@ -3,7 +3,7 @@
  * sizes. Values: an int, a list of ints, or a comma-separated string. A type whose identifier
  * fixes the size (ed25519, ecdsa-sha2-nistp256...) ignores its value.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { UserKey } from './public-key';
 import { echo } from '../echo';
 
@@ -33,7 +33,7 @@ function sizes(name: string, v: unknown): number[] {
   return list.map((x) => {
     const n = typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
-      throw new BadRequest(`allowed_user_key_lengths: invalid size for${echo(name)}`);
+      throw new InvalidInput(`allowed_user_key_lengths: invalid size for${echo(name)}`);
     return n;
   });
 }
@@ -45,15 +45,15 @@ export function parseKeyLengths(raw: unknown): KeyLengths {
     try {
       obj = JSON.parse(raw);
     } catch {
-      throw new BadRequest('allowed_user_key_lengths: expected an object mapping key types to sizes');
+      throw new InvalidInput('allowed_user_key_lengths: expected an object mapping key types to sizes');
     }
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
-    throw new BadRequest('allowed_user_key_lengths: expected an object mapping key types to sizes');
+    throw new InvalidInput('allowed_user_key_lengths: expected an object mapping key types to sizes');
   }
   const out: KeyLengths = {};
   for (const [name, v] of Object.entries(obj)) {
-    if (!(name in SHORT) && !FIXED.has(name)) throw new BadRequest(`allowed_user_key_lengths: unknown key type${echo(name)}`);
+    if (!(name in SHORT) && !FIXED.has(name)) throw new InvalidInput(`allowed_user_key_lengths: unknown key type${echo(name)}`);
     out[name] = sizes(name, v);
   }
   return out;
@@ -66,8 +66,8 @@ export function checkKeyLength(lengths: KeyLengths, key: UserKey): void {
   if (names.includes(key.type) && FIXED.has(key.type)) return;
   const short = SHORT[key.type] ?? (key.type.startsWith('ecdsa-') ? 'ecdsa' : key.type);
   const matching = names.filter((n) => n === key.type || SHORT[n] === short);
-  if (matching.length === 0) throw new BadRequest(`key type ${key.type} is not allowed by role`);
+  if (matching.length === 0) throw new InvalidInput(`key type ${key.type} is not allowed by role`);
   if (short === 'ed25519') return;
   if (!matching.some((n) => lengths[n]!.includes(key.bits)))
-    throw new BadRequest(`key size ${key.bits} of type ${key.type} is not allowed by role`);
+    throw new InvalidInput(`key size ${key.bits} of type ${key.type} is not allowed by role`);
 }

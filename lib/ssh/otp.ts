@@ -5,8 +5,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Leases } from '../sys/leases';
-import { ConflictError } from '../domain-errors';
-import { BadRequest } from '../errors';
+import { ConflictError, InvalidInput } from '../domain-errors';
 import type { SshStore } from './ssh-store';
 
 export interface OtpRecord {
@@ -73,14 +72,14 @@ export const VERIFY_ECHO_REQUEST = 'verify-echo-request';
 export const VERIFY_ECHO_RESPONSE = 'verify-echo-response';
 
 export async function verifyOtp(store: SshStore, otp: string, nowSeconds: number): Promise<OtpRecord> {
-  if (!otp || otp.length > 256) throw new BadRequest('OTP not found');
+  if (!otp || otp.length > 256) throw new InvalidInput('OTP not found');
   const key = otpKey(await otpHash(store, otp));
   const item = await store.part.get<OtpRecord>(key);
-  if (!item) throw new BadRequest('OTP not found');
+  if (!item) throw new InvalidInput('OTP not found');
   const won = await store.part.delete(key, { ifVersion: item.version }).catch((e: unknown) => {
     if (e instanceof ConflictError) return false;
     throw e;
   });
-  if (!won || item.value.expire_time <= nowSeconds) throw new BadRequest('OTP not found');
+  if (!won || item.value.expire_time <= nowSeconds) throw new InvalidInput('OTP not found');
   return item.value;
 }

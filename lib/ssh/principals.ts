@@ -1,5 +1,5 @@
 /** valid_principals: users against allowed_users, hosts against allowed_domains. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { expandAll, expandTemplate } from '../identity-template';
 import type { LoginIdentity } from '../types';
 import type { Role } from './role';
@@ -25,11 +25,11 @@ export function defaultUser(role: Role, caller: Caller): string {
 export function userPrincipals(role: Role, requested: string[], caller: Caller): string[] {
   const fallback = defaultUser(role, caller);
   const principals = requested.length ? requested : fallback ? [fallback] : [];
-  if (principals.length === 0) throw new BadRequest('empty valid principals not allowed by role');
+  if (principals.length === 0) throw new InvalidInput('empty valid principals not allowed by role');
   const allowed = allowedUsers(role, caller);
   if (allowed.includes('*')) return principals;
   const refused = principals.filter((p) => !allowed.includes(p));
-  if (refused.length) throw new BadRequest(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
+  if (refused.length) throw new InvalidInput(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
   return principals;
 }
 
@@ -44,8 +44,8 @@ function hostAllowed(role: Role, host: string): boolean {
 }
 
 export function hostPrincipals(role: Role, requested: string[]): string[] {
-  if (requested.length === 0) throw new BadRequest('empty valid principals not allowed by role');
+  if (requested.length === 0) throw new InvalidInput('empty valid principals not allowed by role');
   const refused = requested.filter((h) => !hostAllowed(role, h));
-  if (refused.length) throw new BadRequest(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
+  if (refused.length) throw new InvalidInput(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
   return requested;
 }

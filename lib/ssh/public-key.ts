@@ -1,7 +1,7 @@
 /** A public key submitted for signing: parsed and checked (sshpk), with its wire blob. */
 import { createHash } from 'node:crypto';
 import sshpk from 'sshpk';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { WireReader } from './wire';
 
 export interface UserKey {
@@ -16,18 +16,19 @@ const MIN_RSA_BITS = 2048;
 
 export function parseUserKey(text: string): UserKey {
   const line = text.trim();
-  if (!line) throw new BadRequest('missing public_key');
-  if (line.length > 16384) throw new BadRequest('public_key is too long');
+  if (!line) throw new InvalidInput('missing public_key');
+  if (line.length > 16384) throw new InvalidInput('public_key is too long');
   let key: sshpk.Key;
   try {
     key = sshpk.parseKey(line, 'ssh');
   } catch (e) {
-    throw new BadRequest('public_key is not a valid SSH public key', { cause: e });
+    throw new InvalidInput('public_key is not a valid SSH public key', { cause: e });
   }
   const blob = key.toBuffer('rfc4253');
   const type = new WireReader(blob).string().toString('latin1');
-  if (!SIGNABLE.has(type)) throw new BadRequest(`unsupported public key type ${type}`);
-  if (type === 'ssh-rsa' && key.size < MIN_RSA_BITS) throw new BadRequest(`RSA public keys shorter than ${MIN_RSA_BITS} bits are refused`);
+  if (!SIGNABLE.has(type)) throw new InvalidInput(`unsupported public key type ${type}`);
+  if (type === 'ssh-rsa' && key.size < MIN_RSA_BITS)
+    throw new InvalidInput(`RSA public keys shorter than ${MIN_RSA_BITS} bits are refused`);
   return { type, bits: key.size, blob };
 }
 

@@ -1,6 +1,6 @@
 /** Running an install script on a remote host over SSH (ssh2), as the role's admin user. */
 import ssh2 from 'ssh2';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { BUILT_IN_INSTALL_SCRIPT } from './install-script';
 
 export interface RemoteHost {
@@ -21,7 +21,7 @@ export interface ScriptRun {
 }
 
 /** A failure before the script ran (nothing was installed) or of the script itself. */
-export class RemoteError extends BadRequest {
+export class RemoteError extends InvalidInput {
   constructor(
     message: string,
     readonly stage: 'connect' | 'script',

@@ -1,6 +1,6 @@
 /** SSH roles: what a request may create (rules per key_type) and how each kind reads back. */
 import { formatDuration } from '../duration';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { checkTemplates } from '../identity-template';
 import { validateCidrs } from '../net/cidr';
 import { parseKeyLengths, type KeyLengths } from './key-lengths';
@@ -54,7 +54,7 @@ export type RoleInput = Omit<Role, 'allowedUserKeyLengths' | 'keyType'> & { keyT
  */
 export function buildRole(input: RoleInput): Role {
   const kind = input.keyType;
-  if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new BadRequest('missing or invalid key_type: use otp, dynamic or ca');
+  if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new InvalidInput('missing or invalid key_type: use otp, dynamic or ca');
   const role: Role = { ...input, keyType: kind, allowedUserKeyLengths: parseKeyLengths(input.allowedUserKeyLengths) };
   checkSizes(role);
   if (role.allowedUsersTemplate) checkTemplates(role.allowedUsers, 'allowed_users');
@@ -62,18 +62,18 @@ export function buildRole(input: RoleInput): Role {
   if (kind === 'ca') return checkCaRole(role);
   // Templates are resolved when signing; an otp or dynamic role would compare them as text.
   if (role.allowedUsersTemplate || role.defaultUserTemplate)
-    throw new BadRequest('allowed_users_template and default_user_template apply to ca roles only');
+    throw new InvalidInput('allowed_users_template and default_user_template apply to ca roles only');
   if (kind === 'dynamic') {
-    if (!role.key) throw new BadRequest('missing key name');
-    if (!role.adminUser) throw new BadRequest('missing admin_user');
-    if (role.keyBits !== 1024 && role.keyBits !== 2048) throw new BadRequest('invalid key_bits: use 1024 or 2048');
+    if (!role.key) throw new InvalidInput('missing key name');
+    if (!role.adminUser) throw new InvalidInput('missing admin_user');
+    if (role.keyBits !== 1024 && role.keyBits !== 2048) throw new InvalidInput('invalid key_bits: use 1024 or 2048');
   }
   // As the reference: an otp role never logs in to the host, so an admin user is a mistake.
-  if (kind === 'otp' && role.adminUser) throw new BadRequest('admin_user is not allowed on otp roles (no login to the host is made)');
-  if (!role.defaultUser) throw new BadRequest('missing default_user');
+  if (kind === 'otp' && role.adminUser) throw new InvalidInput('admin_user is not allowed on otp roles (no login to the host is made)');
+  if (!role.defaultUser) throw new InvalidInput('missing default_user');
   validateCidrs(role.cidrList, 'cidr_list');
   validateCidrs(role.excludeCidrList, 'exclude_cidr_list');
-  if (role.port < 1 || role.port > 65535) throw new BadRequest('invalid port: use 1 to 65535');
+  if (role.port < 1 || role.port > 65535) throw new InvalidInput('invalid port: use 1 to 65535');
   return role;
 }
 
@@ -81,9 +81,9 @@ const MAX_LIST = 1000;
 
 /** Bounds on what a role may hold; key_option_specs becomes part of an authorized_keys line. */
 function checkSizes(role: Role): void {
-  if (role.installScript.length > 65_536) throw new BadRequest('install_script is too long (64 KiB at most)');
+  if (role.installScript.length > 65_536) throw new InvalidInput('install_script is too long (64 KiB at most)');
   if (role.keyOptionSpecs.length > 4096 || /[\x00-\x1f\x7f]/.test(role.keyOptionSpecs)) {
-    throw new BadRequest('invalid key_option_specs: at most 4096 characters, no control characters');
+    throw new InvalidInput('invalid key_option_specs: at most 4096 characters, no control characters');
   }
   const lists = [
     role.cidrList,
@@ -93,16 +93,16 @@ function checkSizes(role: Role): void {
     role.allowedCriticalOptions,
     role.allowedExtensions,
   ];
-  if (lists.some((l) => l.length > MAX_LIST)) throw new BadRequest(`a role list may hold at most ${MAX_LIST} entries`);
+  if (lists.some((l) => l.length > MAX_LIST)) throw new InvalidInput(`a role list may hold at most ${MAX_LIST} entries`);
 }
 
 function checkCaRole(role: Role): Role {
   if (!role.allowUserCertificates && !role.allowHostCertificates) {
-    throw new BadRequest('either allow_user_certificates or allow_host_certificates must be set');
+    throw new InvalidInput('either allow_user_certificates or allow_host_certificates must be set');
   }
-  if (role.ttl && role.maxTtl && role.ttl > role.maxTtl) throw new BadRequest('ttl cannot be greater than max_ttl');
+  if (role.ttl && role.maxTtl && role.ttl > role.maxTtl) throw new InvalidInput('ttl cannot be greater than max_ttl');
   if (!(ALGORITHM_SIGNERS as readonly string[]).includes(role.algorithmSigner)) {
-    throw new BadRequest('invalid algorithm_signer: use ssh-rsa, rsa-sha2-256, rsa-sha2-512 or default');
+    throw new InvalidInput('invalid algorithm_signer: use ssh-rsa, rsa-sha2-256, rsa-sha2-512 or default');
   }
   return role;
 }

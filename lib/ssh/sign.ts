@@ -1,5 +1,5 @@
 /** Signing a user's public key with a CA role: a pipeline of small rules, then the signature. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { grantTtl, type TtlRule } from '../lease-ttl';
 import { criticalOptions, extensions } from './cert-options';
 import { randomSerial, signCertificate, type CaSigner } from './certificate';
@@ -53,7 +53,7 @@ export function certTtl(role: Role, requested: number | undefined, ctx: SignCont
 
 export function certKeyId(role: Role, requested: string, key: UserKey, ctx: SignContext): string {
   if (requested) {
-    if (!role.allowUserKeyIds) throw new BadRequest('setting key_id is not allowed by role');
+    if (!role.allowUserKeyIds) throw new InvalidInput('setting key_id is not allowed by role');
     return requested;
   }
   const hash = keyHash(key);
@@ -67,14 +67,14 @@ export function certKeyId(role: Role, requested: string, key: UserKey, ctx: Sign
 export function rsaSignerFor(role: Role, ca: CaSigner): RsaSigner {
   const alg = role.algorithmSigner;
   const isRsa = ca.key.asymmetricKeyType === 'rsa';
-  if (!isRsa && alg && alg !== 'default') throw new BadRequest(`algorithm_signer ${alg} is not compatible with the CA key type`);
+  if (!isRsa && alg && alg !== 'default') throw new InvalidInput(`algorithm_signer ${alg} is not compatible with the CA key type`);
   return alg === 'ssh-rsa' || alg === 'rsa-sha2-512' ? alg : 'rsa-sha2-256';
 }
 
 function certTypeOf(role: Role, certType: string): 'user' | 'host' {
-  if (certType !== 'user' && certType !== 'host') throw new BadRequest('cert_type must be "user" or "host"');
-  if (certType === 'user' && !role.allowUserCertificates) throw new BadRequest('user certificates are not allowed by role');
-  if (certType === 'host' && !role.allowHostCertificates) throw new BadRequest('host certificates are not allowed by role');
+  if (certType !== 'user' && certType !== 'host') throw new InvalidInput('cert_type must be "user" or "host"');
+  if (certType === 'user' && !role.allowUserCertificates) throw new InvalidInput('user certificates are not allowed by role');
+  if (certType === 'host' && !role.allowHostCertificates) throw new InvalidInput('host certificates are not allowed by role');
   return certType;
 }
 
@@ -85,7 +85,7 @@ function validAfter(now: bigint, role: Role): bigint {
 }
 
 export function signKey(role: Role, ca: CaSigner, input: SignInput, ctx: SignContext): Signed {
-  if (role.keyType !== 'ca') throw new BadRequest(`role is not of key_type ca`);
+  if (role.keyType !== 'ca') throw new InvalidInput(`role is not of key_type ca`);
   const certType = certTypeOf(role, input.certType);
   const key = parseUserKey(input.publicKey);
   checkKeyLength(role.allowedUserKeyLengths, key);

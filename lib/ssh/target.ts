@@ -1,5 +1,5 @@
 /** Who and where credentials of an OTP or dynamic role may be for: username and IP rules. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { checkIp, ipInBlocks } from '../net/cidr';
 import type { Role } from './role';
 import { echo } from '../echo';
@@ -8,10 +8,10 @@ const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 
 export function targetUser(role: Role, requested: string): string {
   const user = requested || role.defaultUser;
-  if (!USER.test(user)) throw new BadRequest(`invalid username${echo(user)}`);
+  if (!USER.test(user)) throw new InvalidInput(`invalid username${echo(user)}`);
   const allowed = role.allowedUsers;
   if (allowed.length === 0 || allowed.includes('*') || user === role.defaultUser || allowed.includes(user)) return user;
-  throw new BadRequest(`username${echo(user)} is not allowed by role`);
+  throw new InvalidInput(`username${echo(user)} is not allowed by role`);
 }
 
 /**
@@ -28,9 +28,9 @@ export function roleAcceptsIp(role: Role, ip: string, zeroAddress: boolean): boo
 export function checkTargetIp(role: Role, roleName: string, ipText: string, zeroAddress: boolean): string {
   const ip = checkIp(ipText.trim());
   if (!zeroAddress && role.cidrList.length === 0) {
-    throw new BadRequest(`IP ${ip} does not belong to role "${roleName}": it has no cidr_list and is not listed in config/zeroaddress`);
+    throw new InvalidInput(`IP ${ip} does not belong to role "${roleName}": it has no cidr_list and is not listed in config/zeroaddress`);
   }
-  if (ipInBlocks(ip, role.excludeCidrList)) throw new BadRequest(`IP ${ip} is in the exclude_cidr_list of role "${roleName}"`);
-  if (!zeroAddress && !ipInBlocks(ip, role.cidrList)) throw new BadRequest(`IP ${ip} does not belong to role "${roleName}"`);
+  if (ipInBlocks(ip, role.excludeCidrList)) throw new InvalidInput(`IP ${ip} is in the exclude_cidr_list of role "${roleName}"`);
+  if (!zeroAddress && !ipInBlocks(ip, role.cidrList)) throw new InvalidInput(`IP ${ip} does not belong to role "${roleName}"`);
   return ip;
 }

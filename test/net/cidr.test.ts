@@ -1,6 +1,6 @@
 /** CIDR blocks and addresses of OTP and dynamic roles (lib/ssh/cidr.ts). */
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { checkIp, ipInBlocks, validateCidrs } from '../../lib/net/cidr';
 
 describe('validateCidrs', () => {
@@ -20,7 +20,7 @@ describe('validateCidrs', () => {
     '',
     '10.0.0.0/0008',
   ])('refuses %j, naming the field', (block) => {
-    expect(() => validateCidrs(['10.0.0.0/8', block], 'exclude_cidr_list')).toThrow(BadRequest);
+    expect(() => validateCidrs(['10.0.0.0/8', block], 'exclude_cidr_list')).toThrow(InvalidInput);
     expect(() => validateCidrs([block], 'exclude_cidr_list')).toThrow(/^invalid CIDR block.* in exclude_cidr_list$/);
   });
   it('quotes a short plain block back, never a long or odd one', () => {

@@ -1,6 +1,6 @@
 /** Names of roles and keys in a path segment (lib/ssh/names.ts). */
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { checkName } from '../../lib/ssh/names';
 
 describe('checkName', () => {
@@ -8,7 +8,7 @@ describe('checkName', () => {
     expect(checkName(name, 'role')).toBe(name);
   });
   it.each(['', '-a', 'a-', '.a', 'a.', 'a b', 'a/b', 'é', 'x'.repeat(129)])('refuses %j with a 400 naming what it is', (name) => {
-    expect(() => checkName(name, 'key')).toThrow(BadRequest);
+    expect(() => checkName(name, 'key')).toThrow(InvalidInput);
     expect(() => checkName(name, 'key')).toThrow(/^invalid key name.*: use letters, digits, '_', '-' and '\.', at most 128 characters$/);
   });
   it('never quotes a long name back', () => {
