@@ -4,7 +4,7 @@
  * policies matches, the default policy (allow or deny) decides, as in the reference catalog.
  * With ACLs disabled everything is allowed.
  */
-import { PermissionDenied } from '../errors';
+import { Forbidden } from '../domain-errors';
 import type { OpName } from '../http/path';
 import type { Policies } from '../sys/policies';
 import { allows, type Acl } from '../sys/acl';
@@ -35,11 +35,11 @@ export async function resolveAccess(
   const fallback = settings.defaultPolicy === 'allow';
   if (!token) return byRules(undefined, fallback, false);
   const found = await parts.tokens.lookup(token);
-  if (!found) throw new PermissionDenied('ACL not found');
+  if (!found) throw new Forbidden('ACL not found');
   checkBoundCidrs(found.record, remoteAddress);
   if (found.record.policies.includes('root')) return { tokenValid: true, can: () => true };
   const rules = await parts.policies.rules(found.record.policies);
-  if (!(await parts.tokens.use(found.record, found.version))) throw new PermissionDenied('ACL not found');
+  if (!(await parts.tokens.use(found.record, found.version))) throw new Forbidden('ACL not found');
   return byRules(rules, fallback, true);
 }
 
@@ -59,5 +59,5 @@ function byRules(acl: Acl | undefined, fallback: boolean, tokenValid: boolean): 
 
 /** Throws the reference's 403 unless `access` allows `op` on the resource. */
 export function demand(access: CatalogAccess, resource: Resource, name: string, op: OpName): void {
-  if (!access.can(resource, name, op)) throw new PermissionDenied('Permission denied');
+  if (!access.can(resource, name, op)) throw new Forbidden('Permission denied');
 }

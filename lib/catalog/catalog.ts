@@ -7,7 +7,7 @@
  * Writes go node, by-node, by-name; removals go the other way round, so a crash between two
  * steps leaves a record that repeating the request (register or deregister) completes.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { Partition } from '../store/store';
 import type { ModifyIndex } from './modify-index';
 import type { CheckRecord, Deregistration, NodeRecord, Registration, ServiceRecord } from './records';
@@ -62,7 +62,7 @@ export class Catalog {
 
   async register(r: Registration): Promise<void> {
     const existing = await this.node(r.node);
-    if (!existing && !r.address) throw new BadRequest('Must provide address if SkipNodeUpdate is not set');
+    if (!existing && !r.address) throw new InvalidInput('Must provide address if SkipNodeUpdate is not set');
     // Every check's service is known before anything is written.
     const serviceNames = await Promise.all(r.checks.map((c) => this.serviceNameFor(r, c.serviceId, c.checkId)));
     const idx = await this.index.next();
@@ -86,7 +86,7 @@ export class Catalog {
     if (!serviceId) return '';
     if (serviceId === r.service?.id) return r.service.service;
     const svc = await this.service(r.node, serviceId);
-    if (!svc) throw new BadRequest(`Unknown service "${serviceId}" for check "${checkId}"`);
+    if (!svc) throw new InvalidInput(`Unknown service "${serviceId}" for check "${checkId}"`);
     return svc.service;
   }
 

@@ -3,7 +3,7 @@
  * decoder does, so `node` and `Node` are the same field) and every wrong type is a 400 naming
  * the field, in the reference's "Request decode failed" wording.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { jsonLimitExceeded } from '../http/json-limits';
 import type { StringMap } from './records';
 
@@ -11,7 +11,7 @@ export type Obj = Record<string, unknown>;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 export function fail(path: string, what: string): never {
-  throw new BadRequest(`Request decode failed: ${path}: ${what}`);
+  throw new InvalidInput(`Request decode failed: ${path}: ${what}`);
 }
 
 export function parseJsonObject(text: string): Obj {
@@ -23,7 +23,7 @@ export function parseJsonObject(text: string): Obj {
     fail('body', 'not valid JSON');
   }
   const exceeded = jsonLimitExceeded(v);
-  if (exceeded) throw new BadRequest(`Request decode failed: the request body ${exceeded}`);
+  if (exceeded) throw new InvalidInput(`Request decode failed: the request body ${exceeded}`);
   if (!isObj(v)) fail('body', 'expected a JSON object');
   return v;
 }

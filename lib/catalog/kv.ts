@@ -3,8 +3,7 @@
  * (they often hold secrets), Create/Modify/Lock indexes from the global modify index, and
  * check-and-set by conditional write on the item's version.
  */
-import { ConflictError, ExistsError } from '../domain-errors';
-import { PermissionDenied } from '../errors';
+import { ConflictError, ExistsError, Forbidden } from '../domain-errors';
 import type { SealedValue, Sealer } from '../keys/sealed';
 import { mutate, type Partition, type StoredItem } from '../store/store';
 import type { ModifyIndex } from './modify-index';
@@ -149,7 +148,7 @@ export class KvStore {
       keys.push(...page.items);
       cursor = page.cursor;
     } while (cursor);
-    if (!keys.every((sk) => mayDelete(sk.slice(PREFIX.length)))) throw new PermissionDenied('Permission denied');
+    if (!keys.every((sk) => mayDelete(sk.slice(PREFIX.length)))) throw new Forbidden('Permission denied');
     for (let i = 0; i < keys.length; i += 16) await Promise.all(keys.slice(i, i + 16).map((sk) => this.part.delete(sk)));
     await this.index.settle();
   }

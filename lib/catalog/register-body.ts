@@ -1,5 +1,5 @@
 /** The register and deregister bodies of the reference catalog, read into domain records. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { checkName } from './names';
 import { fail, isObj, optBool, optObject, optPort, optString, optStringMap, optStrings, pick, type Obj } from './decode';
 import type { CheckInput, Deregistration, Registration, ServiceAddress, ServiceInput } from './records';
@@ -11,7 +11,7 @@ export function readRegistration(body: Obj, datacenter: string): Registration {
   const node = checkName(optString(body, 'Node', ''), 'node name');
   checkDatacenter(optString(body, 'Datacenter', ''), datacenter);
   const id = optString(body, 'ID', '');
-  if (id && !UUID.test(id)) throw new BadRequest(`Bad node ID: ${JSON.stringify(id.slice(0, 64))} is not a UUID`);
+  if (id && !UUID.test(id)) throw new InvalidInput(`Bad node ID: ${JSON.stringify(id.slice(0, 64))} is not a UUID`);
   const svc = optObject(body, 'Service', '');
   const checks = [...(optObject(body, 'Check', '') ? [optObject(body, 'Check', '')!] : []), ...checkList(body)];
   if (checks.length > 32) fail('Checks', 'more than 32 checks');
@@ -67,7 +67,7 @@ function serviceAddresses(s: Obj): Record<string, ServiceAddress> | null {
 function readCheck(c: Obj, node: string, path: string): CheckInput {
   const checkNode = optString(c, 'Node', path);
   if (checkNode && checkNode !== node)
-    throw new BadRequest(`Node mismatch: check ${path.slice(0, -1)} names node "${checkNode.slice(0, 64)}"`);
+    throw new InvalidInput(`Node mismatch: check ${path.slice(0, -1)} names node "${checkNode.slice(0, 64)}"`);
   const name = optString(c, 'Name', path);
   const status = optString(c, 'Status', path) || 'critical';
   if (!(STATUSES as readonly string[]).includes(status)) fail(`${path}Status`, `expected one of ${STATUSES.join(', ')}`);
@@ -95,5 +95,5 @@ export function readDeregistration(body: Obj, datacenter: string): Deregistratio
 }
 
 export function checkDatacenter(given: string, ours: string): void {
-  if (given && given !== ours) throw new BadRequest(`No path to datacenter "${given.slice(0, 64)}"`);
+  if (given && given !== ours) throw new InvalidInput(`No path to datacenter "${given.slice(0, 64)}"`);
 }

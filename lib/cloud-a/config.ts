@@ -4,7 +4,7 @@
  * endpoints come from `environment`, each overridable by the deployment's environment.
  */
 import type { Deps } from '../deps';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
 import type { Partition } from '../store/store';
 import { endpoint, positiveInt, type EnvReader } from '../cloud-common/env-settings';
@@ -76,9 +76,9 @@ export async function effectiveSettings(deps: Deps, stored: StoredConfig | undef
     clientSecret: env.CLOUDA_CLIENT_SECRET || storedSecret,
     environment: pick('CLOUDA_ENVIRONMENT', stored?.environment),
   };
-  if (!stored && !s.tenantId) throw new BadRequest('the engine is not configured: write config first (or set CLOUDA_* variables)');
-  if (!s.tenantId || !s.subscriptionId) throw new BadRequest('the configuration lacks tenant_id or subscription_id');
-  if (!s.clientId || !s.clientSecret) throw new BadRequest('the configuration lacks client_id or client_secret');
+  if (!stored && !s.tenantId) throw new InvalidInput('the engine is not configured: write config first (or set CLOUDA_* variables)');
+  if (!s.tenantId || !s.subscriptionId) throw new InvalidInput('the configuration lacks tenant_id or subscription_id');
+  if (!s.clientId || !s.clientSecret) throw new InvalidInput('the configuration lacks client_id or client_secret');
   const cloud = cloudOf(s.environment);
   const ca = env.CLOUDA_CA_CERT;
   return {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { LeaseRecord } from '../sys/leases';
 import type { MountRef } from '../http/path';
-import { CloudError, toHttpError } from '../cloud-common/cloud-error';
+import { CloudError, toDomainError } from '../cloud-common/cloud-error';
 import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
 import { leaseTtl } from '../cloud-common/lease-ttl';
 import { withRetries } from '../cloud-common/retry';
@@ -95,7 +95,7 @@ export async function issueCreds(c: Ctx): Promise<Issued> {
     await c.deps.leases
       .revoke(lease.lease_id)
       .catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
-    throw toHttpError(e, 'creating credentials');
+    throw toDomainError(e, 'creating credentials');
   }
 }
 

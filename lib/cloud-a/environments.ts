@@ -2,7 +2,7 @@
  * The directory clouds `environment` chooses between, by the reference plugin's names (any
  * case); each gives the token authority, the graph and the resource manager.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 export interface CloudEndpoints {
   authority: string;
@@ -39,6 +39,6 @@ export const ENVIRONMENT_NAMES = ['AzurePublicCloud', 'AzureUSGovernmentCloud', 
 export function cloudOf(environment: string): CloudEndpoints {
   const key = (environment || 'AzurePublicCloud').toLowerCase();
   const hit = CLOUDS[key];
-  if (!hit) throw new BadRequest(`unknown environment "${environment.slice(0, 64)}": expected one of ${ENVIRONMENT_NAMES.join(', ')}`);
+  if (!hit) throw new InvalidInput(`unknown environment "${environment.slice(0, 64)}": expected one of ${ENVIRONMENT_NAMES.join(', ')}`);
   return hit;
 }

@@ -2,8 +2,8 @@
  * Cloud-A roles: parsing `cloud_a_roles` / `cloud_a_groups` (JSON arrays, as strings or
  * arrays), and checking every referenced role definition, group and application exists.
  */
-import { BadRequest } from '../errors';
-import { CloudError, toHttpError } from '../cloud-common/cloud-error';
+import { InvalidInput } from '../domain-errors';
+import { CloudError, toDomainError } from '../cloud-common/cloud-error';
 import type { Settings } from './config';
 import { findRoleDefinitions, getRoleDefinition } from './arm';
 import { findGroups, getApplication, getGroup } from './graph';
@@ -36,11 +36,11 @@ const ID = /^[A-Za-z0-9_.()\-/]{1,500}$/;
 function jsonArray(field: string, raw: unknown): Record<string, unknown>[] {
   const v = parseJsonText(raw, `error parsing ${field}: not valid JSON`, field);
   if (v === BLANK) return [];
-  if (!Array.isArray(v)) throw new BadRequest(`error parsing ${field}: expected a JSON array of objects`);
-  if (v.length > MAX_ENTRIES) throw new BadRequest(`${field}: at most ${MAX_ENTRIES} entries`);
+  if (!Array.isArray(v)) throw new InvalidInput(`error parsing ${field}: expected a JSON array of objects`);
+  if (v.length > MAX_ENTRIES) throw new InvalidInput(`${field}: at most ${MAX_ENTRIES} entries`);
   return v.map((e, i) => {
     if (typeof e !== 'object' || e === null || Array.isArray(e))
-      throw new BadRequest(`error parsing ${field}: entry ${i} is not an object`);
+      throw new InvalidInput(`error parsing ${field}: entry ${i} is not an object`);
     return e as Record<string, unknown>;
   });
 }
@@ -48,7 +48,7 @@ function jsonArray(field: string, raw: unknown): Record<string, unknown>[] {
 function text(field: string, i: number, e: Record<string, unknown>, key: string, pattern: RegExp): string {
   const v = e[key];
   if (v === undefined || v === null || v === '') return '';
-  if (typeof v !== 'string' || !pattern.test(v)) throw new BadRequest(`${field}: entry ${i} has an invalid "${key}"`);
+  if (typeof v !== 'string' || !pattern.test(v)) throw new InvalidInput(`${field}: entry ${i} has an invalid "${key}"`);
   return v;
 }
 
@@ -58,8 +58,8 @@ export function parseRoles(raw: unknown, field = 'cloud_a_roles'): AssignedRole[
     const scope = text(field, i, e, 'scope', SCOPE);
     const roleName = text(field, i, e, 'role_name', /^[^\u0000-\u001f]{1,256}$/);
     const roleId = text(field, i, e, 'role_id', ID);
-    if (!scope) throw new BadRequest(`${field}: entry ${i} needs a "scope"`);
-    if (!roleName && !roleId) throw new BadRequest(`${field}: entry ${i} needs "role_name" or "role_id"`);
+    if (!scope) throw new InvalidInput(`${field}: entry ${i} needs a "scope"`);
+    if (!roleName && !roleId) throw new InvalidInput(`${field}: entry ${i} needs "role_name" or "role_id"`);
     return { roleName, roleId, scope };
   });
 }
@@ -69,7 +69,7 @@ export function parseGroups(raw: unknown, field = 'cloud_a_groups'): JoinedGroup
   return jsonArray(field, raw).map((e, i) => {
     const groupName = text(field, i, e, 'group_name', /^[^\u0000-\u001f]{1,256}$/);
     const objectId = text(field, i, e, 'object_id', /^[A-Za-z0-9-]{1,64}$/);
-    if (!groupName && !objectId) throw new BadRequest(`${field}: entry ${i} needs "group_name" or "object_id"`);
+    if (!groupName && !objectId) throw new InvalidInput(`${field}: entry ${i} needs "group_name" or "object_id"`);
     return { groupName, objectId };
   });
 }
@@ -80,28 +80,29 @@ const missing = (e: unknown) =>
 async function resolveRole(s: Settings, r: AssignedRole): Promise<AssignedRole> {
   if (r.roleId) {
     const def = await getRoleDefinition(s, r.roleId).catch((e: unknown) => {
-      throw missing(e) ? new BadRequest(`no role found for role_id: '${r.roleId}'`) : e;
+      throw missing(e) ? new InvalidInput(`no role found for role_id: '${r.roleId}'`) : e;
     });
     return { ...r, roleId: def.id, roleName: def.properties.roleName };
   }
   const defs = await findRoleDefinitions(s, r.scope, r.roleName).catch((e: unknown) => {
-    throw missing(e) ? new BadRequest(`scope '${r.scope}' does not exist`) : e;
+    throw missing(e) ? new InvalidInput(`scope '${r.scope}' does not exist`) : e;
   });
-  if (defs.length === 0) throw new BadRequest(`no role found for role_name: '${r.roleName}'`);
-  if (defs.length > 1) throw new BadRequest(`multiple matches found for role_name: '${r.roleName}'. Specify role by ID instead.`);
+  if (defs.length === 0) throw new InvalidInput(`no role found for role_name: '${r.roleName}'`);
+  if (defs.length > 1) throw new InvalidInput(`multiple matches found for role_name: '${r.roleName}'. Specify role by ID instead.`);
   return { ...r, roleId: defs[0]!.id };
 }
 
 async function resolveGroup(s: Settings, g: JoinedGroup): Promise<JoinedGroup> {
   if (g.objectId) {
     const def = await getGroup(s, g.objectId).catch((e: unknown) => {
-      throw missing(e) ? new BadRequest(`no group found for object_id: '${g.objectId}'`) : e;
+      throw missing(e) ? new InvalidInput(`no group found for object_id: '${g.objectId}'`) : e;
     });
     return { objectId: def.id, groupName: def.displayName ?? '' };
   }
   const defs = await findGroups(s, g.groupName);
-  if (defs.length === 0) throw new BadRequest(`no group found for group_name: '${g.groupName}'`);
-  if (defs.length > 1) throw new BadRequest(`multiple matches found for group_name: '${g.groupName}'. Specify group by object_id instead.`);
+  if (defs.length === 0) throw new InvalidInput(`no group found for group_name: '${g.groupName}'`);
+  if (defs.length > 1)
+    throw new InvalidInput(`multiple matches found for group_name: '${g.groupName}'. Specify group by object_id instead.`);
   return { objectId: defs[0]!.id, groupName: g.groupName };
 }
 
@@ -110,7 +111,7 @@ export async function checkRole(s: Settings, role: Role): Promise<Role> {
   try {
     if (role.applicationObjectId) {
       const app = await getApplication(s, role.applicationObjectId).catch((e: unknown) => {
-        throw missing(e) ? new BadRequest(`no application found for application_object_id: '${role.applicationObjectId}'`) : e;
+        throw missing(e) ? new InvalidInput(`no application found for application_object_id: '${role.applicationObjectId}'`) : e;
       });
       return { ...role, applicationId: app.appId };
     }
@@ -119,11 +120,11 @@ export async function checkRole(s: Settings, role: Role): Promise<Role> {
     const groups: JoinedGroup[] = [];
     for (const g of role.cloudAGroups) groups.push(await resolveGroup(s, g));
     const dupRole = roles.find((r, i) => roles.findIndex((x) => x.roleId === r.roleId && x.scope === r.scope) !== i);
-    if (dupRole) throw new BadRequest(`duplicate role_id and scope: '${dupRole.roleId}', '${dupRole.scope}'`);
+    if (dupRole) throw new InvalidInput(`duplicate role_id and scope: '${dupRole.roleId}', '${dupRole.scope}'`);
     const dupGroup = groups.find((g, i) => groups.findIndex((x) => x.objectId === g.objectId) !== i);
-    if (dupGroup) throw new BadRequest(`duplicate object_id '${dupGroup.objectId}'`);
+    if (dupGroup) throw new InvalidInput(`duplicate object_id '${dupGroup.objectId}'`);
     return { ...role, applicationId: '', cloudARoles: roles, cloudAGroups: groups };
   } catch (e) {
-    throw toHttpError(e, 'checking the role against the cloud');
+    throw toDomainError(e, 'checking the role against the cloud');
   }
 }

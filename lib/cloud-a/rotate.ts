@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
-import { BadRequest } from '../errors';
-import { CloudError, toHttpError } from '../cloud-common/cloud-error';
+import { InvalidInput } from '../domain-errors';
+import { CloudError, toDomainError } from '../cloud-common/cloud-error';
 import type { EnvReader } from '../cloud-common/env-settings';
 import { withRetries } from '../cloud-common/retry';
 import type { CloudAStore } from './cloud-a-store';
@@ -24,18 +24,19 @@ export interface RotateResult {
 
 async function settingsOf(deps: Deps, store: CloudAStore, readEnv: EnvReader): Promise<Settings> {
   const stored = await store.config();
-  if (!stored) throw new BadRequest('the engine is not configured: write config first');
+  if (!stored) throw new InvalidInput('the engine is not configured: write config first');
   return effectiveSettings(deps, stored, readEnv);
 }
 
 export async function rotateRoot(deps: Deps, store: CloudAStore, readEnv: EnvReader, attempts = 4): Promise<RotateResult> {
-  if (readEnv().CLOUDA_CLIENT_SECRET) throw new BadRequest('the client secret comes from CLOUDA_CLIENT_SECRET and cannot be rotated here');
+  if (readEnv().CLOUDA_CLIENT_SECRET)
+    throw new InvalidInput('the client secret comes from CLOUDA_CLIENT_SECRET and cannot be rotated here');
   try {
     await finalise(deps, store, readEnv, 1);
     const s = await settingsOf(deps, store, readEnv);
     const apps = await findApplications(s, 'appId', s.clientId);
-    if (apps.length === 0) throw new BadRequest('no application found for the configured client_id');
-    if (apps.length > 1) throw new BadRequest('multiple applications found: check client_id');
+    if (apps.length === 0) throw new InvalidInput('no application found for the configured client_id');
+    if (apps.length > 1) throw new InvalidInput('multiple applications found: check client_id');
     const app = apps[0]!;
     const pending: PendingRotation = {
       state: 'adding',
@@ -54,7 +55,7 @@ export async function rotateRoot(deps: Deps, store: CloudAStore, readEnv: EnvRea
     const finalised = (await finalise(deps, store, readEnv, attempts)) === 'finalised';
     return { keyId: pw.keyId, endDate: pw.endDateTime ?? pending.endDate, displayName: pending.displayName, finalised };
   } catch (e) {
-    throw toHttpError(e, 'rotating the root credentials');
+    throw toDomainError(e, 'rotating the root credentials');
   }
 }
 

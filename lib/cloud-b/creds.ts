@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { MountRef } from '../http/path';
 import type { LeaseRecord } from '../sys/leases';
-import { toHttpError } from '../cloud-common/cloud-error';
+import { toDomainError } from '../cloud-common/cloud-error';
 import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
 import { leaseTtl } from '../cloud-common/lease-ttl';
 import { logError } from '../log';
@@ -56,7 +56,7 @@ async function issueSts(c: Ctx): Promise<Issued> {
   const seconds = wanted > 0 ? Math.max(900, Math.min(wanted, 43200)) : undefined;
   const k = await assumeRole(c.rpc, c.role.roleArn, generatedName(c.displayName, c.roleName, c.deps.now(), 32), seconds).catch(
     (e: unknown) => {
-      throw toHttpError(e, 'assuming the role');
+      throw toDomainError(e, 'assuming the role');
     },
   );
   const left = Math.max(1, Math.floor((Date.parse(k.Expiration) - c.deps.now()) / 1000));
@@ -140,6 +140,6 @@ async function issueUser(c: Ctx): Promise<Issued> {
     await c.deps.leases
       .revoke(lease.lease_id)
       .catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
-    throw toHttpError(e, 'creating credentials');
+    throw toDomainError(e, 'creating credentials');
   }
 }

@@ -3,7 +3,7 @@
  * (each given a generated hash that names the policy made from it) or an assumable role ARN.
  */
 import { randomUUID } from 'node:crypto';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { Json } from '../store/store';
 import { BLANK, parseJsonText } from '../cloud-common/json-text';
 
@@ -30,23 +30,23 @@ const MAX_DOCUMENT = 6144;
 export const POLICY_TYPES = ['System', 'Custom'];
 
 export function parseRemotePolicies(entries: string[]): RemotePolicy[] {
-  if (entries.length > MAX_POLICIES) throw new BadRequest(`remote_policies: at most ${MAX_POLICIES}`);
+  if (entries.length > MAX_POLICIES) throw new InvalidInput(`remote_policies: at most ${MAX_POLICIES}`);
   return entries.map((entry) => {
     const p = { name: '', type: '' };
     // The list field splits on commas, so "name:x,type:y" may arrive as two entries: rejoined below.
     for (const pair of entry.split(',')) {
       const [k, v, extra] = pair.split(':');
       if (v === undefined || extra !== undefined)
-        throw new BadRequest(`remote_policies: unable to recognize pair in "${pair.slice(0, 100)}"`);
+        throw new InvalidInput(`remote_policies: unable to recognize pair in "${pair.slice(0, 100)}"`);
       if (k === 'name') p.name = v;
       else if (k === 'type') p.type = v;
-      else throw new BadRequest(`remote_policies: invalid key "${(k ?? '').slice(0, 40)}"`);
+      else throw new InvalidInput(`remote_policies: invalid key "${(k ?? '').slice(0, 40)}"`);
     }
-    if (!p.name) throw new BadRequest(`remote_policies: policy name is required in "${entry.slice(0, 100)}"`);
-    if (!p.type) throw new BadRequest(`remote_policies: policy type is required in "${entry.slice(0, 100)}"`);
-    if (!/^[A-Za-z0-9-]{1,128}$/.test(p.name)) throw new BadRequest(`remote_policies: invalid policy name "${p.name.slice(0, 100)}"`);
+    if (!p.name) throw new InvalidInput(`remote_policies: policy name is required in "${entry.slice(0, 100)}"`);
+    if (!p.type) throw new InvalidInput(`remote_policies: policy type is required in "${entry.slice(0, 100)}"`);
+    if (!/^[A-Za-z0-9-]{1,128}$/.test(p.name)) throw new InvalidInput(`remote_policies: invalid policy name "${p.name.slice(0, 100)}"`);
     if (!POLICY_TYPES.includes(p.type))
-      throw new BadRequest(`remote_policies: unknown policy type "${p.type.slice(0, 40)}": expected System or Custom`);
+      throw new InvalidInput(`remote_policies: unknown policy type "${p.type.slice(0, 40)}": expected System or Custom`);
     return p;
   });
 }
@@ -66,23 +66,24 @@ export function parseInlinePolicies(raw: unknown): InlinePolicy[] {
   const v = parseJsonText(raw, 'inline_policies: not valid JSON', 'inline_policies');
   if (v === BLANK) return [];
   const docs: unknown[] = Array.isArray(v) ? v : [v];
-  if (docs.length > MAX_POLICIES) throw new BadRequest(`inline_policies: at most ${MAX_POLICIES} documents`);
+  if (docs.length > MAX_POLICIES) throw new InvalidInput(`inline_policies: at most ${MAX_POLICIES} documents`);
   return docs.map((d, i) => {
     if (typeof d !== 'object' || d === null || Array.isArray(d))
-      throw new BadRequest(`inline_policies: document ${i} is not a JSON object`);
-    if (JSON.stringify(d).length > MAX_DOCUMENT) throw new BadRequest(`inline_policies: document ${i} is over ${MAX_DOCUMENT} characters`);
+      throw new InvalidInput(`inline_policies: document ${i} is not a JSON object`);
+    if (JSON.stringify(d).length > MAX_DOCUMENT)
+      throw new InvalidInput(`inline_policies: document ${i} is over ${MAX_DOCUMENT} characters`);
     return { hash: randomUUID().replace(/-/g, ''), policyDocument: d as Record<string, Json> };
   });
 }
 
 export function checkRole(r: Role): void {
-  if (r.maxTtl > 0 && r.ttl > r.maxTtl) throw new BadRequest('ttl exceeds max_ttl');
+  if (r.maxTtl > 0 && r.ttl > r.maxTtl) throw new InvalidInput('ttl exceeds max_ttl');
   if (r.roleArn) {
     if (!/^acs:ram::\d{1,32}:role\/[\w.@-]{1,64}$/i.test(r.roleArn))
-      throw new BadRequest('role_arn: expected acs:ram::<account id>:role/<role name>');
-    if (r.remotePolicies.length) throw new BadRequest('remote_policies must be blank when an arn is present');
-    if (r.inlinePolicies.length) throw new BadRequest('inline_policies must be blank when an arn is present');
+      throw new InvalidInput('role_arn: expected acs:ram::<account id>:role/<role name>');
+    if (r.remotePolicies.length) throw new InvalidInput('remote_policies must be blank when an arn is present');
+    if (r.inlinePolicies.length) throw new InvalidInput('inline_policies must be blank when an arn is present');
   } else if (r.remotePolicies.length + r.inlinePolicies.length === 0) {
-    throw new BadRequest('must include an arn, or at least one of inline_policies or remote_policies');
+    throw new InvalidInput('must include an arn, or at least one of inline_policies or remote_policies');
   }
 }

@@ -1,8 +1,9 @@
 /**
- * A failure reported by (or on the way to) a cloud API, classified so the HTTP layer can answer
- * with a clear 4xx: the cloud's own words are kept only after secrets were scrubbed from them.
+ * A failure reported by (or on the way to) a cloud API, classified into a domain error the edge
+ * answers with a clear status: the cloud's own words are kept only after secrets were scrubbed
+ * from them.
  */
-import { HttpError, httpErrorOf } from '../errors';
+import { InvalidInput, Throttled, UpstreamError } from '../domain-errors';
 
 export type CloudErrorKind = 'throttled' | 'unauthorized' | 'forbidden' | 'not-found' | 'conflict' | 'invalid' | 'unreachable' | 'server';
 
@@ -36,24 +37,24 @@ export function scrub(text: string, secrets: readonly (string | undefined)[]): s
 }
 
 /**
- * The client-facing error for a failed cloud call during `action`: 429 when throttled (retry
- * later), 400 otherwise (the configuration, the role or the cloud's state needs attention), and
- * 502 only when the cloud itself failed. The cause is kept for the log.
+ * The domain error for a failed cloud call during `action`: Throttled when throttled (retry
+ * later), InvalidInput otherwise (the configuration, the role or the cloud's state needs
+ * attention), and UpstreamError only when the cloud itself failed. The cause is kept for the
+ * log. Anything that is not a CloudError is returned as it is.
  */
-export function toHttpError(e: unknown, action: string): HttpError {
-  if (e instanceof HttpError) return e;
-  if (!(e instanceof CloudError)) return httpErrorOf(e);
+export function toDomainError(e: unknown, action: string): unknown {
+  if (!(e instanceof CloudError)) return e;
   const what = `${action}: ${e.message}`;
   switch (e.kind) {
     case 'throttled':
-      return new HttpError(429, [`${what} (the cloud is throttling requests; retry later)`], { cause: e });
+      return new Throttled(`${what} (the cloud is throttling requests; retry later)`, { cause: e });
     case 'unauthorized':
-      return new HttpError(400, [`${what} (the cloud rejected the engine's credentials; check the configuration)`], { cause: e });
+      return new InvalidInput(`${what} (the cloud rejected the engine's credentials; check the configuration)`, { cause: e });
     case 'forbidden':
-      return new HttpError(400, [`${what} (the engine's identity lacks a permission)`], { cause: e });
+      return new InvalidInput(`${what} (the engine's identity lacks a permission)`, { cause: e });
     case 'server':
-      return new HttpError(502, [`${what} (the cloud failed; retry later)`], { cause: e });
+      return new UpstreamError(`${what} (the cloud failed; retry later)`, { cause: e });
     default:
-      return new HttpError(400, [what], { cause: e });
+      return new InvalidInput(what, { cause: e });
   }
 }

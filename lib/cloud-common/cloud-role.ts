@@ -1,5 +1,5 @@
 /** The cloud engines' "role required" (creds): a checked name, and a 400 for a role that does not exist. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { RoleRule } from '../http/role-required';
 import type { Partition } from '../store/store';
 import { roleName } from './names';
@@ -8,6 +8,6 @@ export function cloudRole<R>(store: (part: Partition) => { role(name: string): P
   return {
     check: roleName,
     load: (req, name) => store(req.part).role(name),
-    unknown: (name) => new BadRequest(`role "${name}" does not exist`),
+    unknown: (name) => new InvalidInput(`role "${name}" does not exist`),
   };
 }

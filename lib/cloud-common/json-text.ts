@@ -1,5 +1,5 @@
 /** A field that may hold JSON as a string (as the reference engines take it): blank is absent. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { jsonLimitExceeded } from '../http/json-limits';
 
 export const BLANK = Symbol('blank');
@@ -15,9 +15,9 @@ export function parseJsonText(raw: unknown, invalid: string, field: string): unk
   try {
     v = JSON.parse(raw);
   } catch {
-    throw new BadRequest(invalid);
+    throw new InvalidInput(invalid);
   }
   const exceeded = jsonLimitExceeded(v);
-  if (exceeded) throw new BadRequest(`${field} ${exceeded}`);
+  if (exceeded) throw new InvalidInput(`${field} ${exceeded}`);
   return v;
 }

@@ -4,11 +4,12 @@
  * folded before policies see the path (lib/http/canonical-path.ts): `roles/PROD` is `roles/prod`
  * for a deny as for the store, never a way past it.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 const NAME = /^\w(?:[\w.-]{0,126}\w)?$/;
 
 export function roleName(raw: string): string {
-  if (!NAME.test(raw)) throw new BadRequest(`invalid role name "${raw.slice(0, 64)}": use letters, digits, "_", "-" and "." (at most 128)`);
+  if (!NAME.test(raw))
+    throw new InvalidInput(`invalid role name "${raw.slice(0, 64)}": use letters, digits, "_", "-" and "." (at most 128)`);
   return raw.toLowerCase();
 }

@@ -1,6 +1,6 @@
 /** The cloud-A environments (lib/cloud-a/environments.ts): endpoints by name, any case, the public cloud by default. */
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { cloudOf, ENVIRONMENT_NAMES } from '../../lib/cloud-a/environments';
 
 describe('cloudOf', () => {
@@ -14,7 +14,7 @@ describe('cloudOf', () => {
     expect(new Set(ENVIRONMENT_NAMES.map((n) => cloudOf(n).graph)).size).toBe(ENVIRONMENT_NAMES.length);
   });
   it('refuses an unknown name with a 400 listing the known ones', () => {
-    expect(() => cloudOf('Moon')).toThrow(BadRequest);
+    expect(() => cloudOf('Moon')).toThrow(InvalidInput);
     expect(() => cloudOf('Moon')).toThrow(`unknown environment "Moon": expected one of ${ENVIRONMENT_NAMES.join(', ')}`);
   });
 });

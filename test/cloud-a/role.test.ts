@@ -1,6 +1,6 @@
 /** cloud_a_roles and cloud_a_groups (lib/cloud-a/role.ts parseRoles, parseGroups): what a role write accepts, before any cloud call. */
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { parseGroups, parseRoles } from '../../lib/cloud-a/role';
 
 describe('parsing cloud_a_roles and cloud_a_groups', () => {
@@ -33,10 +33,10 @@ describe('parsing cloud_a_roles and cloud_a_groups', () => {
     expect(() => parseGroups('[{}]', 'azure_groups')).toThrow(/^azure_groups: entry 0 needs/);
   });
 
-  it('takes a blank string as none, and refuses control characters and odd ids with a BadRequest', () => {
+  it('takes a blank string as none, and refuses control characters and odd ids with an InvalidInput', () => {
     expect(parseGroups('  ')).toEqual([]);
     expect(() => parseRoles(undefined)).toThrow(/expected a JSON array of objects/);
-    expect(() => parseRoles([{ scope: '/s', role_name: 'a\u0000b' }])).toThrow(BadRequest);
+    expect(() => parseRoles([{ scope: '/s', role_name: 'a\u0000b' }])).toThrow(InvalidInput);
     expect(() => parseGroups([{ object_id: 'not/an id' }])).toThrow(/entry 0 has an invalid "object_id"/);
     expect(() => parseGroups('[[]]')).toThrow(/entry 0 is not an object/);
   });

@@ -1,8 +1,8 @@
-/** A failed cloud call: its kind from the status, secrets scrubbed from its text, and the client's status. */
+/** A failed cloud call: its kind from the status, secrets scrubbed from its text, its domain error and the client's status. */
 import { describe, expect, it } from 'vitest';
-import { CloudError, kindOfStatus, scrub, toHttpError } from '../../lib/cloud-common/cloud-error';
-import { NotFoundError } from '../../lib/domain-errors';
-import { BadRequest, HttpError } from '../../lib/errors';
+import { CloudError, kindOfStatus, scrub, toDomainError } from '../../lib/cloud-common/cloud-error';
+import { InvalidInput, NotFoundError, Throttled, UpstreamError, type DomainError } from '../../lib/domain-errors';
+import { BadRequest, httpErrorOf } from '../../lib/errors';
 
 describe('kindOfStatus', () => {
   it.each([
@@ -32,26 +32,37 @@ describe('scrub', () => {
   });
 });
 
-describe('toHttpError', () => {
-  it.each<[CloudError, number, RegExp]>([
-    [new CloudError('throttled', 429, 'slow down'), 429, /^create: slow down \(the cloud is throttling requests; retry later\)$/],
-    [new CloudError('unauthorized', 401, 'bad secret'), 400, /rejected the engine's credentials/],
-    [new CloudError('forbidden', 403, 'no'), 400, /lacks a permission/],
-    [new CloudError('server', 503, 'down'), 502, /the cloud failed; retry later/],
-    [new CloudError('not-found', 404, 'gone'), 400, /^create: gone$/],
-    [new CloudError('invalid', 400, 'bad role'), 400, /^create: bad role$/],
-  ])('%s is a %s', (e, status, message) => {
-    const h = toHttpError(e, 'create');
+describe('toDomainError', () => {
+  it.each<[CloudError, abstract new (...args: never[]) => DomainError, number, RegExp]>([
+    [
+      new CloudError('throttled', 429, 'slow down'),
+      Throttled,
+      429,
+      /^create: slow down \(the cloud is throttling requests; retry later\)$/,
+    ],
+    [new CloudError('unauthorized', 401, 'bad secret'), InvalidInput, 400, /rejected the engine's credentials/],
+    [new CloudError('forbidden', 403, 'no'), InvalidInput, 400, /lacks a permission/],
+    [new CloudError('server', 503, 'down'), UpstreamError, 502, /the cloud failed; retry later/],
+    [new CloudError('not-found', 404, 'gone'), InvalidInput, 400, /^create: gone$/],
+    [new CloudError('invalid', 400, 'bad role'), InvalidInput, 400, /^create: bad role$/],
+  ])('%s is a %s, answered %s', (e, type, status, message) => {
+    const d = toDomainError(e, 'create');
+    expect(d).toBeInstanceOf(type);
+    expect((d as DomainError).message).toMatch(message);
+    expect((d as DomainError).cause).toBe(e);
+    const h = httpErrorOf(d);
     expect(h.status).toBe(status);
     expect(h.messages.join('; ')).toMatch(message);
-    expect(h.cause).toBe(e);
   });
 
-  it('passes an HTTP error through, and maps a domain error as the edge does', () => {
+  it('passes anything that is not a cloud error through, for the edge to map', () => {
     const bad = new BadRequest('x');
-    expect(toHttpError(bad, 'a')).toBe(bad);
-    const nf = toHttpError(new NotFoundError('role r not found'), 'a');
-    expect(nf).toBeInstanceOf(HttpError);
-    expect(nf.status).toBe(404);
+    expect(toDomainError(bad, 'a')).toBe(bad);
+    const missing = new NotFoundError('role r not found');
+    expect(toDomainError(missing, 'a')).toBe(missing);
+    expect(httpErrorOf(toDomainError(missing, 'a')).status).toBe(404);
+    const fault = new Error('boom');
+    expect(toDomainError(fault, 'a')).toBe(fault);
+    expect(httpErrorOf(toDomainError(fault, 'a')).status).toBe(500);
   });
 });

@@ -1,6 +1,7 @@
 /** Fields that may hold JSON as a string, as the reference engines take them. */
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
+import { httpErrorOf } from '../../lib/errors';
 import { BLANK, parseJsonText } from '../../lib/cloud-common/json-text';
 
 describe('parseJsonText', () => {
@@ -27,9 +28,9 @@ describe('parseJsonText', () => {
       parseJsonText('{nope', 'azure_roles must be JSON', 'azure_roles');
       throw new Error('accepted');
     } catch (e) {
-      expect(e).toBeInstanceOf(HttpError);
-      expect((e as HttpError).status).toBe(400);
-      expect((e as HttpError).messages).toEqual(['azure_roles must be JSON']);
+      expect(e).toBeInstanceOf(InvalidInput);
+      expect(httpErrorOf(e).status).toBe(400);
+      expect(httpErrorOf(e).messages).toEqual(['azure_roles must be JSON']);
     }
   });
 

@@ -12,7 +12,7 @@
  *
  * Collection expressions (`any`/`all … as …`) are refused with a 400 naming them.
  */
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 
 export type MatchOp = '==' | '!=' | 'in' | 'not in' | 'is empty' | 'is not empty' | 'matches' | 'not matches' | 'is nil' | 'is not nil';
 
@@ -28,8 +28,8 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?=[\s)]|$)/y;
 const SPACE = /[ \t\r\n]*/y;
 const POINTER_SEGMENT = /^[\p{L}\p{N}\-_.~:|]+$/u;
 
-export function filterError(message: string): BadRequest {
-  return new BadRequest(`Failed to create boolean expression evaluator: ${message}`);
+export function filterError(message: string): InvalidInput {
+  return new InvalidInput(`Failed to create boolean expression evaluator: ${message}`);
 }
 
 class Parser {

@@ -3,7 +3,7 @@ import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
 import { requireRole } from '../../http/role-required';
 import type { EnvReader } from '../../cloud-common/env-settings';
-import { toHttpError } from '../../cloud-common/cloud-error';
+import { toDomainError } from '../../cloud-common/cloud-error';
 import { cloudRole } from '../../cloud-common/cloud-role';
 import { cloudBStore } from '../cloud-b-store';
 import { resolveCredentials } from '../config';
@@ -24,7 +24,7 @@ export const credsPaths = (readEnv: EnvReader) => [
         const { name, role } = await requireRole(cloudBRole, req, req.data.name);
         const endpoints = endpointsOf(readEnv);
         const creds = await resolveCredentials(req.deps, cloudBStore(req.part), readEnv, endpoints).catch((e: unknown) => {
-          throw toHttpError(e, 'reading instance metadata');
+          throw toDomainError(e, 'reading instance metadata');
         });
         const displayName = (req.principal?.displayName || 'token').slice(0, 16);
         const out = await issueCreds({

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileFilter } from '../../../lib/catalog/filter/evaluate';
 import { SERVICE_NODE, CHECK_SERVICE_NODE } from '../../../lib/catalog/filter/schema';
-import { HttpError } from '../../../lib/errors';
+import { InvalidInput } from '../../../lib/domain-errors';
+import { httpErrorOf } from '../../../lib/errors';
 
 const SN = [
   {
@@ -36,9 +37,9 @@ function refusal(expr: string, schema = SERVICE_NODE): string {
   try {
     compileFilter(expr, schema, 'test')(SN);
   } catch (e) {
-    expect(e).toBeInstanceOf(HttpError);
-    expect((e as HttpError).status).toBe(400);
-    return (e as HttpError).messages.join('; ');
+    expect(e).toBeInstanceOf(InvalidInput);
+    expect(httpErrorOf(e).status).toBe(400);
+    return (e as InvalidInput).message;
   }
   throw new Error(`accepted: ${expr}`);
 }

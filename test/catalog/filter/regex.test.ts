@@ -4,7 +4,8 @@
  * naming what RE2 cannot compile.
  */
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../../lib/errors';
+import { InvalidInput } from '../../../lib/domain-errors';
+import { httpErrorOf } from '../../../lib/errors';
 import { MATCH_BUDGET, MAX_PATTERN_LENGTH, MAX_PATTERN_SIZE, Patterns, patternSize } from '../../../lib/catalog/filter/regex';
 
 const matches = (re: string, value: string) => new Patterns().compile(re)(value);
@@ -13,9 +14,9 @@ function refusal(run: () => unknown): string {
   try {
     run();
   } catch (e) {
-    expect(e).toBeInstanceOf(HttpError);
-    expect((e as HttpError).status).toBe(400);
-    return (e as HttpError).messages.join('; ');
+    expect(e).toBeInstanceOf(InvalidInput);
+    expect(httpErrorOf(e).status).toBe(400);
+    return (e as InvalidInput).message;
   }
   throw new Error('accepted');
 }
