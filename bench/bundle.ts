@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { readEnvironment } from '../lib/config';
-import { depsFromEnvironment, dynamoClient } from '../lib/deps';
+import { depsFromEnvironment, dynamoClient } from '../lib/composition';
 import { startEmbeddedDynamo } from '../lib/store/embedded';
 import { ensureTable } from '../lib/store/setup';
 import { initialize } from '../lib/sys/init';

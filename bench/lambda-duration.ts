@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readEnvironment } from '../lib/config';
-import { depsFromEnvironment } from '../lib/deps';
+import { depsFromEnvironment } from '../lib/composition';
 import { setLogLevel } from '../lib/log';
 import { createSysApp } from '../lib/sys/app';
 import { httpEvent, type HttpApiEventV2 } from '../test/helpers/apigw';

@@ -1,5 +1,5 @@
 import { finaliseAllRotations } from '../lib/cloud-a/finalise-all';
-import { depsFromEnvironment } from '../lib/deps';
+import { depsFromEnvironment } from '../lib/composition';
 
 const deps = depsFromEnvironment();
 

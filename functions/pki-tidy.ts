@@ -1,4 +1,4 @@
-import { depsFromEnvironment } from '../lib/deps';
+import { depsFromEnvironment } from '../lib/composition';
 import { logInfo } from '../lib/log';
 import { autoTidy } from '../lib/pki/auto-tidy';
 

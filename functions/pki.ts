@@ -1,4 +1,4 @@
-import { depsFromEnvironment } from '../lib/deps';
+import { depsFromEnvironment } from '../lib/composition';
 import { engineFunction } from '../lib/lambda';
 import { pkiEngine } from '../lib/pki/engine';
 

@@ -1,4 +1,4 @@
-import { depsFromEnvironment } from '../lib/deps';
+import { depsFromEnvironment } from '../lib/composition';
 import { LambdaInvoker } from '../lib/aws/lambda-invoke';
 import { logInfo } from '../lib/log';
 import { functionNames, useRemoteRevokers } from '../lib/remote-engines';

@@ -1,5 +1,5 @@
 import { LambdaInvoker } from '../lib/aws/lambda-invoke';
-import { depsFromEnvironment } from '../lib/deps';
+import { depsFromEnvironment } from '../lib/composition';
 import { sysFunction } from '../lib/lambda';
 import { functionNames, remoteOpenApiPaths, useRemoteRevokers } from '../lib/remote-engines';
 import { createSysApp } from '../lib/sys/app';

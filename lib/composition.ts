@@ -1,6 +1,6 @@
 /**
- * The composition root: everything a function needs, built once per process (module scope in
- * a Lambda) from the environment, or from explicit parts in tests.
+ * The composition root: everything a function needs (`Deps`, lib/deps.ts), built once per
+ * process (module scope in a Lambda) from the environment, or from explicit parts in tests.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
@@ -22,21 +22,9 @@ import { TokenAuthorizer } from './sys/authorizer';
 import { Leases, RevokerRegistry } from './sys/leases';
 import { Policies } from './sys/policies';
 import { Tokens } from './sys/tokens';
-import type { Authorizer } from './types';
-
-export interface Deps {
-  env: Environment;
-  mounts: Mount[];
-  store: Store;
-  sealer: Sealer;
-  tokens: Tokens;
-  policies: Policies;
-  leases: Leases;
-  revokers: RevokerRegistry;
-  authorizer: Authorizer;
-  audit: Auditor;
-  now: () => number;
-}
+import type { Deps } from './deps';
+import './sys/services';
+import { wrapResponse } from './sys/wrapping';
 
 export interface DepsParts {
   env?: Environment;
@@ -58,7 +46,7 @@ export function createDeps(parts: DepsParts): Deps {
   tokens.tree.useLeaseRevoker((accessor, deadline) => leases.revokeOwned(accessor, deadline));
   leases.ownerLive = (accessor) => tokens.accessorLive(accessor);
   const env = parts.env ?? readEnvironment();
-  return {
+  const deps: Deps = {
     env,
     mounts: parts.mounts ?? MOUNTS,
     store: parts.store,
@@ -69,8 +57,10 @@ export function createDeps(parts: DepsParts): Deps {
     revokers,
     authorizer: new TokenAuthorizer(tokens, policies),
     audit: new Auditor(auditDevices(env.audit), new AuditHasher(sys, sealer), now),
+    wrapping: { wrap: (request) => wrapResponse(deps, request) },
     now,
   };
+  return deps;
 }
 
 /** Deps from the environment: DynamoDB (or a DynamoDB-compatible endpoint) and KMS or the local key. */

@@ -7,7 +7,8 @@
 import type { Mount } from './config';
 import type { Deps } from './deps';
 import type { EngineModule } from './engine-module';
-import { createApp, type RouteSet } from './http/engine-app';
+import type { RouteSet } from './http/path';
+import { createVaultApi } from './http/vault-api';
 
 export type { EngineModule } from './engine-module';
 
@@ -30,5 +31,5 @@ export function useEngineRevokers(deps: Deps): void {
 
 /** The app of one engine function: every mount of its type. */
 export function createEngineApp(engine: EngineModule, deps: Deps) {
-  return createApp({ name: engine.type, deps, routes: engineRoutes(deps.mounts, [engine]) });
+  return createVaultApi({ name: engine.type, deps, routes: engineRoutes(deps.mounts, [engine]) });
 }

@@ -14,7 +14,7 @@ import { handle } from 'hono/aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from './deps';
 import { createEngineApp, engineRoutes, type EngineModule } from './engines';
-import type { RouteSet } from './http/engine-app';
+import type { RouteSet } from './http/path';
 import { openApiDocument } from './http/openapi';
 import { logInfo } from './log';
 import { generateRoot, initialize } from './sys/init';

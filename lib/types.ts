@@ -100,6 +100,36 @@ export interface AccessParam {
 export type CompareAs = 'lower-case' | 'address';
 
 export interface Authorizer {
-  /** Checks the request's token and policies. Throws PermissionDenied, or returns the caller. Counts one use of a token with num_uses. */
+  /** Checks the request's token and policies. Throws Forbidden (403), or returns the caller. Counts one use of a token with num_uses. */
   authorize(req: AccessRequest): Promise<Principal>;
+}
+
+/** The `wrap_info` block of a wrapped answer, as Vault answers it. */
+export interface WrapInfo {
+  token: string;
+  accessor: string;
+  ttl: number;
+  creation_time: string;
+  creation_path: string;
+  wrapped_accessor?: string;
+}
+
+/** A response to keep under a new single-use wrapping token. */
+export interface WrapRequest {
+  /** The original response, as the JSON text its caller would have received. */
+  response: string;
+  /** The request path (relative to /v1/) that produced it. */
+  path: string;
+  /** Seconds, already checked against the bounds. */
+  ttl: number;
+  displayName: string;
+  /** The accessor of a token the response carries. */
+  wrappedAccessor?: string;
+  /** The wrapping token is bound to the CIDR blocks of the token that asked for it. */
+  boundCidrs?: readonly string[];
+}
+
+/** Response wrapping, as the edge asks for it (lib/sys/wrapping.ts keeps the responses). */
+export interface ResponseWrapper {
+  wrap(request: WrapRequest): Promise<WrapInfo>;
 }

@@ -1,5 +1,5 @@
 /** The auth methods this build serves, and the route sets of their mounts (served by the sys function). */
-import type { RouteSet } from '../http/engine-app';
+import type { RouteSet } from '../http/path';
 import { approleMethod } from './approle/method';
 import { awsMethod } from './aws/method';
 import { jwtMethod } from './jwt/method';

@@ -1,5 +1,5 @@
 /** Every catalog route, and the route sets the sys OpenAPI document lists them under. */
-import type { RouteSet } from '../http/engine-app';
+import type { RouteSet } from '../http/path';
 import { createRouter } from './http/route';
 import { agentRoutes } from './paths/agent';
 import { catalogRoutes } from './paths/catalog';

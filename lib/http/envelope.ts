@@ -1,5 +1,5 @@
 /** The response envelope of sys and the engines, and the JSON writer with `?pretty`. */
-import type { WrapInfo } from '../sys/wrapping';
+import type { WrapInfo } from '../types';
 import type { Result } from './path';
 
 export interface Envelope {

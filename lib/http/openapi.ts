@@ -5,27 +5,18 @@
  * `x-vault-unauthenticated` (an operation is served without a token); the older
  * `x-unauthenticated` lists those operations. Each operation says what it answers: the envelope
  * (sys and the engines) or bare JSON (the catalog), raw content types where a path declares
- * them (lib/http/openapi-marks.ts), and the error bodies.
+ * them (`answers` on the declaration), and the error bodies.
  */
 import type { Field } from './fields';
-import type { RouteSet } from './engine-app';
-import { rawAnswerOf, takesRawBody } from './openapi-marks';
+import type { RouteSet } from './path';
 import type { OpName, PathSpec } from './path';
 import { components, errorResponses, jsonBody, okResponses, rawContent, securityOf, type Surface } from './openapi-shapes';
 
 type Doc = Record<string, unknown>;
 
-/** Paths the HTTP layer lets through without a token because the handler checks tokens itself. */
-const handlerAuthenticated = new WeakSet<PathSpec>();
-
-/** Marks `spec` as checking tokens in its handler: not unauthenticated, though the HTTP layer skips the check. */
-export function authenticatedByHandler(spec: PathSpec): PathSpec {
-  handlerAuthenticated.add(spec);
-  return spec;
-}
-
+/** The operations served without a token (not those whose handler checks the token itself). */
 function openOps(spec: PathSpec): readonly OpName[] {
-  return handlerAuthenticated.has(spec) ? [] : (spec.unauthenticated ?? []);
+  return spec.handlerChecksToken ? [] : (spec.unauthenticated ?? []);
 }
 
 function extensions(spec: PathSpec): Doc {
@@ -73,7 +64,7 @@ function itemOf(spec: PathSpec, surface: Surface): Item {
   const pathParams = entries
     .filter(([, fl]) => fl.in === 'path')
     .map(([name, fl]) => ({ name, in: 'path', required: true, schema: schemaOf(fl) }));
-  const rawBody = spec.rawBody === true || takesRawBody(spec.fields);
+  const rawBody = spec.rawBody === true;
   return { spec, surface, pathParams, fields: entries.filter(([, fl]) => fl.in !== 'path'), rawBody };
 }
 
@@ -99,7 +90,7 @@ function operation(item: Item, ops: OpName[], extra: { parameters?: Doc[]; reque
 function getOp(item: Item): Doc {
   const o = item.spec.operations;
   const list = o.list ? [{ name: 'list', in: 'query', required: !o.read, schema: { type: 'string', enum: ['true'] } }] : [];
-  const raw = rawAnswerOf(item.spec);
+  const raw = item.spec.answers;
   const ok = raw
     ? { '200': { description: 'The bytes themselves', content: rawContent(raw) } }
     : okResponses(item.surface, o.read ? 'read' : 'list');

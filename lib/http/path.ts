@@ -32,6 +32,8 @@ export interface ReqContext {
   body?: Uint8Array;
   /** The request's Content-Type, on a write to a `rawBody` path that sent one. */
   contentType?: string;
+  /** The whole request input (body of a write, query of a read), declared or not, on a path declared `takesArbitraryInput`. */
+  input?: Record<string, unknown>;
 }
 
 export interface Req<F extends Fields = Fields> extends ReqContext {
@@ -51,8 +53,13 @@ export interface Result {
   auth?: Record<string, unknown>;
   /** Overrides the status (e.g. 202). */
   status?: number;
-  /** A non-envelope response (PEM text, DER bytes, a reference-shaped JSON), of any content type. */
-  raw?: { body: string | Uint8Array; contentType: string; status?: number };
+  /**
+   * A non-envelope response (PEM text, DER bytes, a reference-shaped JSON), of any content type;
+   * without `contentType`, the one media type the path declares it `answers`.
+   */
+  raw?: { body: string | Uint8Array; contentType?: string; status?: number };
+  /** The data also goes at the top level of the answer, as Vault answers some sys paths for clients that read the old shape. */
+  topLevelData?: boolean;
   /**
    * Response headers, on every kind of answer (envelope, raw, empty, wrapped). The edge's own
    * `x-request-id` and the body's `content-type` take precedence over a header of the same name.
@@ -105,12 +112,32 @@ export interface PathSpec<F extends Fields = Fields> {
    * folder hides its names under every method.
    */
   readLists?: boolean;
+  /** The media types a read answers raw (PEM, DER, …): the OpenAPI document's, and a raw result's when it names none. */
+  answers?: readonly string[];
+  /**
+   * The handler takes the whole request input, declared or not (`req.input`; sys/wrapping/wrap):
+   * no warning about unrecognised parameters.
+   */
+  takesArbitraryInput?: boolean;
+  /**
+   * The edge lets these `unauthenticated` operations through because the handler checks the token
+   * itself (a wrapping token used once): the OpenAPI document lists them as authenticated.
+   */
+  handlerChecksToken?: boolean;
   /**
    * Values the handler will use that the request carries inside another parameter (the names of
    * a CSR), by field name: parameter constraints hold on them as on the fields sent.
    */
   derivedParams?: DerivedParams;
   help: string;
+}
+
+/** A mount (or a fixed prefix of sys) and the paths it serves. */
+export interface RouteSet {
+  /** The first segments of the path after /v1/: a mount path, or "sys", "auth/token". */
+  prefix: string;
+  mount: MountRef;
+  paths: PathSpec[];
 }
 
 /** The partition a mount's records live in: `sys` for the system backend, else `<type>/<mount>`. */

@@ -1,7 +1,8 @@
 /** The sys function: health, init, mounts, policies, tokens, leases, OpenAPI. */
 import { authRoutes } from '../auth/methods';
 import type { Deps } from '../deps';
-import { createApp, type RouteSet } from '../http/engine-app';
+import type { RouteSet } from '../http/path';
+import { createVaultApi } from '../http/vault-api';
 import type { MountRef } from '../http/path';
 import { auditPaths } from './paths/audit';
 import { authMountPaths } from './paths/auth-mounts';
@@ -46,5 +47,5 @@ export function createSysApp(
   engineRoutes: () => Promise<RouteSet[]> = async () => [],
   remotePaths?: () => Promise<Record<string, unknown>>,
 ) {
-  return createApp({ name: 'sys', deps, routes: sysRoutes(engineRoutes, remotePaths) });
+  return createVaultApi({ name: 'sys', deps, routes: sysRoutes(engineRoutes, remotePaths) });
 }

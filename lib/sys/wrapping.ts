@@ -8,29 +8,19 @@
  * that item: of any number of concurrent unwraps, exactly one gets the response.
  */
 import type { Deps } from '../deps';
-import { ConflictError } from '../domain-errors';
-import { BadRequest } from '../errors';
+import { ConflictError, InvalidInput } from '../domain-errors';
 import { isSealed, type SealedValue } from '../keys/sealed';
 import { logError } from '../log';
 import { RESPONSE_WRAPPING_POLICY } from './policies';
 import { boundCidrsOf, checkBoundCidrs } from './token-principal';
 import type { TokenRecord } from './tokens';
+import type { WrapInfo, WrapRequest } from '../types';
 
 /**
  * The sealing scope of wrapped responses: every function that serves requests may wrap, so its
  * role may seal under this scope (and not under sys, the token key's scope, which it only opens).
  */
 export const WRAP_SCOPE = 'wrapped';
-
-/** The reference's `wrap_info` block. */
-export interface WrapInfo {
-  token: string;
-  accessor: string;
-  ttl: number;
-  creation_time: string;
-  creation_path: string;
-  wrapped_accessor?: string;
-}
 
 interface StoredWrap {
   creation_path: string;
@@ -39,24 +29,10 @@ interface StoredWrap {
   response: SealedValue;
 }
 
-export interface WrapInput {
-  /** The original response, as the JSON text its caller would have received. */
-  response: string;
-  /** The request path (relative to /v1/) that produced it. */
-  path: string;
-  /** Seconds, already checked against the bounds. */
-  ttl: number;
-  displayName: string;
-  /** The accessor of a token the response carries. */
-  wrappedAccessor?: string;
-  /** The wrapping token is bound to the CIDR blocks of the token that asked for it. */
-  boundCidrs?: readonly string[];
-}
-
 const INVALID = 'wrapping token is not valid or does not exist';
 const keyOf = (accessor: string) => `wrapped/${accessor}`;
 
-export async function wrapResponse(deps: Deps, input: WrapInput): Promise<WrapInfo> {
+export async function wrapResponse(deps: Deps, input: WrapRequest): Promise<WrapInfo> {
   const { token, record } = await deps.tokens.create({
     policies: [RESPONSE_WRAPPING_POLICY],
     display_name: input.displayName,
@@ -99,14 +75,14 @@ export interface WrappingCall {
 export async function wrappingToken(deps: Deps, call: WrappingCall): Promise<TokenRecord> {
   const found = call.token ? await deps.tokens.lookup(call.token) : undefined;
   const r = found?.record;
-  if (!r || r.policies.length !== 1 || r.policies[0] !== RESPONSE_WRAPPING_POLICY) throw new BadRequest(INVALID);
+  if (!r || r.policies.length !== 1 || r.policies[0] !== RESPONSE_WRAPPING_POLICY) throw new InvalidInput(INVALID);
   checkBoundCidrs(r, call.remoteAddress);
   return r;
 }
 
 async function storedWrap(deps: Deps, record: TokenRecord) {
   const item = await deps.store.partition('sys').get<StoredWrap>(keyOf(record.accessor));
-  if (!item || !isSealed(item.value.response)) throw new BadRequest(INVALID);
+  if (!item || !isSealed(item.value.response)) throw new InvalidInput(INVALID);
   return item;
 }
 
@@ -125,7 +101,7 @@ async function claim(deps: Deps, call: WrappingCall): Promise<{ record: TokenRec
   try {
     await deps.store.partition('sys').delete(key, { ifVersion: item.version });
   } catch (e) {
-    if (e instanceof ConflictError) throw new BadRequest(INVALID);
+    if (e instanceof ConflictError) throw new InvalidInput(INVALID);
     throw e;
   }
   // The response is claimed: a failed revocation must not lose it (the token has nothing left to give).

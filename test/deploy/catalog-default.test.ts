@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyResult } from 'hono/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntry, catalogSettings } from '../../lib/catalog/settings';
-import { depsFromEnvironment } from '../../lib/deps';
+import { depsFromEnvironment } from '../../lib/composition';
 import { startLocal, type LocalService } from '../../lib/local/service';
 import { createSysApp } from '../../lib/sys/app';
 import { initialize } from '../../lib/sys/init';

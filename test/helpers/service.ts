@@ -1,7 +1,8 @@
 /** An initialized service on a real DynamoDB-compatible store, for black-box app tests. */
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
-import { createDeps, type Deps } from '../../lib/deps';
+import { createDeps } from '../../lib/composition';
+import type { Deps } from '../../lib/deps';
 import { parseAuditDevices, readEnvironment, type Mount } from '../../lib/config';
 import type { EngineModule } from '../../lib/engines';
 import { localApp } from '../../lib/local/app';

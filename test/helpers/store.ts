@@ -2,7 +2,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { readEnvironment } from '../../lib/config';
-import { dynamoApi } from '../../lib/deps';
+import { dynamoApi } from '../../lib/composition';
 import { DynamoStore } from '../../lib/store/dynamo-store';
 import { sdkDynamoApi } from '../../lib/store/sdk-api';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded';

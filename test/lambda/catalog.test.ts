@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyResult } from 'hono/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depsFromEnvironment } from '../../lib/deps';
+import { depsFromEnvironment } from '../../lib/composition';
 import { initialize } from '../../lib/sys/init';
 import { lambdaEnvironment, type LambdaEnvironment } from '../helpers/lambda-env';
 import { asLambdaEvent, httpEvent, lambdaContext, type HttpEventOptions } from '../helpers/apigw';

@@ -4,7 +4,7 @@
  */
 import type { Fields } from '../../http/fields';
 import type { OpName, PathSpec } from '../../http/path';
-import type { RouteSet } from '../../http/engine-app';
+import type { RouteSet } from '../../http/path';
 import type { CatalogAccess } from '../acl';
 import type { Catalog } from '../catalog';
 import type { ItemFilter } from '../filter/evaluate';
@@ -57,6 +57,8 @@ export interface CatalogRoute {
   nodeMeta?: boolean;
   /** POST is 405 rather than taken as PUT, as the reference answers on kv. */
   putOnly?: boolean;
+  /** A write's body is the value itself (a KV value): every field but a path parameter is a query parameter. */
+  rawBody?: boolean;
 }
 
 const OPS: Record<Method, OpName> = { GET: 'read', PUT: 'write', DELETE: 'delete' };
@@ -69,7 +71,7 @@ function specOf(route: CatalogRoute): PathSpec {
       throw new Error('catalog routes are served by the catalog function');
     };
   }
-  return { pattern: route.pattern, fields: route.fields, operations, help: route.help };
+  return { pattern: route.pattern, fields: route.fields, operations, help: route.help, ...(route.rawBody ? { rawBody: true } : {}) };
 }
 
 export interface CatalogRouter {

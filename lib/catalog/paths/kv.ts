@@ -2,7 +2,6 @@
 import { isUtf8 } from 'node:buffer';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
-import { withRawBody } from '../../http/openapi-marks';
 import { demand } from '../acl';
 import { checkKey, parseFlags, parseUint } from '../names';
 import { kvShape } from '../shapes';
@@ -14,7 +13,7 @@ export const KV_VALUE_LIMIT = 512 * 1024;
 const NOT_FOUND: CatalogReply = { status: 404 };
 
 // The value is the raw request body; these are query parameters (for the OpenAPI document).
-const queryFields = withRawBody({
+const queryFields = {
   raw: f.bool({ description: 'answer the value alone' }),
   recurse: f.bool({ description: 'every entry under the key as a prefix' }),
   keys: f.bool({ description: 'only the keys under the prefix' }),
@@ -23,9 +22,9 @@ const queryFields = withRawBody({
   cas: f.int({ description: 'PUT/DELETE: only if the ModifyIndex is this (0: only if absent)', min: 0 }),
   index: f.int({ description: 'blocking query: wait for an index past this one', min: 0 }),
   wait: f.string({ description: 'blocking query: how long to wait (at most 20s)' }),
-});
+};
 
-const keyFields = withRawBody({ key: f.pathParam({ description: 'the key (URL-decoded)' }), ...queryFields });
+const keyFields = { key: f.pathParam({ description: 'the key (URL-decoded)' }), ...queryFields };
 
 const has = (q: URLSearchParams, name: string) => q.has(name);
 
@@ -91,7 +90,7 @@ const methods = { GET: get, PUT: put, DELETE: del };
 const help = 'Key/value entries: GET reads (raw, keys, recurse), PUT writes the raw body (flags, cas), DELETE removes (recurse, cas).';
 
 export const kvRoutes: CatalogRoute[] = [
-  { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true, putOnly: true },
+  { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true, putOnly: true, rawBody: true },
   {
     prefix: 'kv',
     pattern: '',
@@ -100,5 +99,6 @@ export const kvRoutes: CatalogRoute[] = [
     methods,
     blocking: true,
     putOnly: true,
+    rawBody: true,
   },
 ];

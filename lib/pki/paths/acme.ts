@@ -7,7 +7,6 @@
  */
 import { logError } from '../../log';
 import { f, type Fields } from '../../http/fields';
-import { answersRaw } from '../../http/openapi-marks';
 import { definePath, type PathSpec, type Req, type ReqContext, type Result } from '../../http/path';
 import { accountOrders, keyChange, newAccount, updateAccount } from '../acme/accounts';
 import type { AcmeAnswer } from '../acme/answer';
@@ -171,15 +170,15 @@ const postOnly = (req: Req) =>
 
 function acmePath(prefix: { prefix: string; fields: Fields }, e: Endpoint): PathSpec {
   e = e.read ? e : { ...e, read: postOnly };
-  const spec = definePath({
+  return definePath({
     pattern: prefix.prefix + e.path,
     fields: { ...prefix.fields, ...(e.fields ?? {}) },
     help: e.help,
     unauthenticated: [...(e.read ? (['read'] as const) : []), ...(e.write ? (['write'] as const) : [])],
     rawBody: true,
+    answers: ['application/json'],
     operations: { ...(e.read ? { read: e.read } : {}), ...(e.write ? { write: e.write } : {}) },
   });
-  return answersRaw(spec, 'application/json');
 }
 
 export const acmePaths: PathSpec[] = PREFIXES.flatMap((p) => ENDPOINTS.map((e) => acmePath(p, e)));

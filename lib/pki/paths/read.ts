@@ -1,7 +1,6 @@
 /** Unauthenticated reads (ca, ca_chain, cert/<serial>, crl) and the certificate lists. */
 import { NotFound } from '../../errors';
 import { f } from '../../http/fields';
-import { answersRaw } from '../../http/openapi-marks';
 import { definePath, type ReqContext } from '../../http/path';
 import { readCertificate } from '../certs';
 import { currentCrl } from '../crl';
@@ -57,86 +56,71 @@ async function listKeys(req: ReqContext, prefix: string) {
 }
 
 export const readPaths = [
-  answersRaw(
-    definePath({
-      pattern: 'ca',
-      fields: {},
-      help: 'The CA certificate, DER.',
-      unauthenticated: ['read'],
-      operations: { read: async (req) => ({ raw: { body: pemDer(await caPem(req)), contentType: 'application/pkix-cert' } }) },
-    }),
-    'application/pkix-cert',
-  ),
-  answersRaw(
-    definePath({
-      pattern: 'ca/pem',
-      fields: {},
-      help: 'The CA certificate, PEM.',
-      unauthenticated: ['read'],
-      operations: { read: async (req) => ({ raw: { body: await caPem(req), contentType: PEM } }) },
-    }),
-    PEM,
-  ),
-  answersRaw(
-    definePath({
-      pattern: 'ca_chain',
-      fields: {},
-      help: 'The CA chain without the root, PEM.',
-      unauthenticated: ['read'],
-      operations: { read: async (req) => ({ raw: { body: (await chain(req, false)).join('\n'), contentType: PEM } }) },
-    }),
-    PEM,
-  ),
-  answersRaw(
-    definePath({
-      pattern: 'crl',
-      fields: {},
-      help: 'The CRL, DER.',
-      unauthenticated: ['read'],
-      operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, req.part), contentType: 'application/pkix-crl' } }) },
-    }),
-    'application/pkix-crl',
-  ),
-  answersRaw(
-    definePath({
-      pattern: 'crl/pem',
-      fields: {},
-      help: 'The CRL, PEM.',
-      unauthenticated: ['read'],
-      operations: {
-        read: async (req) => ({
-          raw: { body: toPem('X509 CRL', await currentCrl(req.deps, req.part)), contentType: 'application/x-pem-file' },
-        }),
+  definePath({
+    pattern: 'ca',
+    fields: {},
+    help: 'The CA certificate, DER.',
+    unauthenticated: ['read'],
+    operations: { read: async (req) => ({ raw: { body: pemDer(await caPem(req)) } }) },
+    answers: ['application/pkix-cert'],
+  }),
+  definePath({
+    pattern: 'ca/pem',
+    fields: {},
+    help: 'The CA certificate, PEM.',
+    unauthenticated: ['read'],
+    operations: { read: async (req) => ({ raw: { body: await caPem(req) } }) },
+    answers: [PEM],
+  }),
+  definePath({
+    pattern: 'ca_chain',
+    fields: {},
+    help: 'The CA chain without the root, PEM.',
+    unauthenticated: ['read'],
+    operations: { read: async (req) => ({ raw: { body: (await chain(req, false)).join('\n') } }) },
+    answers: [PEM],
+  }),
+  definePath({
+    pattern: 'crl',
+    fields: {},
+    help: 'The CRL, DER.',
+    unauthenticated: ['read'],
+    operations: { read: async (req) => ({ raw: { body: await currentCrl(req.deps, req.part) } }) },
+    answers: ['application/pkix-crl'],
+  }),
+  definePath({
+    pattern: 'crl/pem',
+    fields: {},
+    help: 'The CRL, PEM.',
+    unauthenticated: ['read'],
+    operations: {
+      read: async (req) => ({
+        raw: { body: toPem('X509 CRL', await currentCrl(req.deps, req.part)) },
+      }),
+    },
+    answers: ['application/x-pem-file'],
+  }),
+  definePath({
+    pattern: 'cert/:serial/raw/pem',
+    fields: { serial: f.pathParam() },
+    help: 'A certificate, PEM.',
+    unauthenticated: ['read'],
+    operations: { read: async (req) => ({ raw: { body: (await certPem(req, req.data.serial)).pem } }) },
+    answers: [PEM],
+  }),
+  definePath({
+    pattern: 'cert/:serial/raw',
+    fields: { serial: f.pathParam() },
+    help: 'A certificate, DER.',
+    unauthenticated: ['read'],
+    operations: {
+      read: async (req) => {
+        const { pem } = await certPem(req, req.data.serial);
+        return { raw: { body: pemDer(pem), contentType: req.data.serial === 'crl' ? 'application/pkix-crl' : 'application/pkix-cert' } };
       },
-    }),
-    'application/x-pem-file',
-  ),
-  answersRaw(
-    definePath({
-      pattern: 'cert/:serial/raw/pem',
-      fields: { serial: f.pathParam() },
-      help: 'A certificate, PEM.',
-      unauthenticated: ['read'],
-      operations: { read: async (req) => ({ raw: { body: (await certPem(req, req.data.serial)).pem, contentType: PEM } }) },
-    }),
-    PEM,
-  ),
-  answersRaw(
-    definePath({
-      pattern: 'cert/:serial/raw',
-      fields: { serial: f.pathParam() },
-      help: 'A certificate, DER.',
-      unauthenticated: ['read'],
-      operations: {
-        read: async (req) => {
-          const { pem } = await certPem(req, req.data.serial);
-          return { raw: { body: pemDer(pem), contentType: req.data.serial === 'crl' ? 'application/pkix-crl' : 'application/pkix-cert' } };
-        },
-      },
-    }),
-    'application/pkix-cert',
-    'application/pkix-crl',
-  ),
+    },
+    answers: ['application/pkix-cert', 'application/pkix-crl'],
+  }),
   definePath({
     pattern: 'cert/:serial',
     fields: { serial: f.pathParam() },

@@ -2,7 +2,6 @@
  * sys/audit and sys/audit-hash in the reference server's shapes. Devices are configured as code
  * (AUDIT_DEVICES), so enabling or disabling one through the API is refused, never stored.
  */
-import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
 import { BadRequest, NotFound } from '../../errors';
@@ -21,7 +20,7 @@ export const auditPaths = [
         for (const d of req.deps.audit.devices) {
           data[d.path] = { type: d.type, description: d.description, options: d.options, local: false, path: d.path };
         }
-        return withTopLevelData({ data });
+        return { data, topLevelData: true };
       },
     },
   }),

@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { AUTH_MOUNTS, TOKEN_AUTH_ACCESSOR } from '../../auth/mounts';
 import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from '../../config';
 import { HttpError, NotFound } from '../../errors';
-import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
 
@@ -67,7 +66,7 @@ export const authMountPaths = [
     fields: {},
     help: 'List the auth method mounts.',
     operations: {
-      read: async () => withTopLevelData({ data: Object.fromEntries(all().map((m) => [`${m.path.slice(5)}/`, info(m)])) }),
+      read: async () => ({ data: Object.fromEntries(all().map((m) => [`${m.path.slice(5)}/`, info(m)])), topLevelData: true }),
     },
   }),
   definePath({
@@ -78,7 +77,7 @@ export const authMountPaths = [
     operations: {
       read: async (req) => {
         const m = find(req.data.path);
-        return withTopLevelData({
+        return {
           data: {
             default_lease_ttl: m.defaultLeaseTtl,
             max_lease_ttl: m.maxLeaseTtl,
@@ -86,7 +85,8 @@ export const authMountPaths = [
             description: m.description,
             token_type: 'default-service',
           },
-        });
+          topLevelData: true,
+        };
       },
       write: asCode,
     },
@@ -97,7 +97,7 @@ export const authMountPaths = [
     help: 'One auth mount (enabling and disabling are refused: deployed as code).',
     sudo: ['write', 'delete'],
     operations: {
-      read: async (req) => withTopLevelData({ data: info(find(req.data.path)) }),
+      read: async (req) => ({ data: info(find(req.data.path)), topLevelData: true }),
       write: asCode,
       delete: asCode,
     },

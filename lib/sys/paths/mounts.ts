@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import type { Mount } from '../../config';
 import { BadRequest, HttpError } from '../../errors';
-import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 
@@ -54,7 +53,7 @@ export const mountPaths = [
     fields,
     help: 'Read one mount. Mounts are deployed as code: enabling and disabling are refused (405).',
     operations: {
-      read: async (req) => withTopLevelData({ data: mountInfo(mountOf(req)) }),
+      read: async (req) => ({ data: mountInfo(mountOf(req)), topLevelData: true }),
       write: deployed,
       delete: deployed,
     },
@@ -74,7 +73,7 @@ export const mountPaths = [
           options: null,
           ...auditKeys(m),
         };
-        return withTopLevelData({ data });
+        return { data, topLevelData: true };
       },
       write: deployed,
     },

@@ -3,7 +3,6 @@
  * sys/policy* and capabilities-self also answer their data at the top level, as the reference does.
  */
 import { BadRequest, NotFound } from '../../errors';
-import { withTopLevelData } from '../../http/envelope';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 import { Policies } from '../policies';
@@ -45,9 +44,9 @@ export const policyPaths = [
     operations: {
       read: async (req) => {
         const keys = await req.deps.policies.list();
-        return withTopLevelData({ data: { keys, policies: keys } });
+        return { data: { keys, policies: keys }, topLevelData: true };
       },
-      list: async (req) => withTopLevelData({ data: { keys: await req.deps.policies.list() } }),
+      list: async (req) => ({ data: { keys: await req.deps.policies.list() }, topLevelData: true }),
     },
   }),
   definePath({
@@ -57,7 +56,7 @@ export const policyPaths = [
     operations: {
       read: async (req) => {
         const { name, policy } = await readPolicy(req);
-        return withTopLevelData({ data: { name, policy, rules: policy } });
+        return { data: { name, policy, rules: policy }, topLevelData: true };
       },
       write: writePolicy,
       delete: deletePolicy,
@@ -95,9 +94,10 @@ export const policyPaths = [
           data[p] = caps.length ? caps : ['deny'];
         }
         const first = data[paths[0]!];
-        return withTopLevelData({
+        return {
           data: { ...data, capabilities: paths.length === 1 ? first : [...new Set(Object.values(data).flat())].sort() },
-        });
+          topLevelData: true,
+        };
       },
     },
   }),

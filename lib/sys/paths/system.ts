@@ -1,6 +1,5 @@
 /** sys/health, sys/init, sys/mounts, sys/openapi (and its reference name sys/internal/specs/openapi). */
-import type { RouteSet } from '../../http/engine-app';
-import { withTopLevelData } from '../../http/envelope';
+import type { RouteSet } from '../../http/path';
 import { definePath } from '../../http/path';
 import { openApiDocument } from '../../http/openapi';
 import { BadRequest, PermissionDenied } from '../../errors';
@@ -61,7 +60,7 @@ export function systemPaths(allRoutes: () => Promise<RouteSet[]>, remotePaths?: 
       fields: {},
       help: 'The mounted engines (also at the top level of the answer, as the reference answers).',
       operations: {
-        read: async (req) => withTopLevelData({ data: Object.fromEntries(req.deps.mounts.map((m) => [`${m.path}/`, mountInfo(m)])) }),
+        read: async (req) => ({ data: Object.fromEntries(req.deps.mounts.map((m) => [`${m.path}/`, mountInfo(m)])), topLevelData: true }),
       },
     }),
     ...['openapi', 'internal/specs/openapi'].map((pattern) =>

@@ -10,9 +10,8 @@
 import { BadRequest } from '../../errors';
 import { wrappedEnvelope } from '../../http/envelope';
 import { f } from '../../http/fields';
-import { authenticatedByHandler } from '../../http/openapi';
 import { definePath, type Req } from '../../http/path';
-import { requestBody, requestedWrapTtl } from '../../http/wrap-response';
+import { requestedWrapTtl } from '../../http/wrap-ttl';
 import { paramsAsSent } from '../acl-params';
 import { lookupWrap, rewrap, unwrap, type WrappingCall } from '../wrapping';
 
@@ -46,27 +45,27 @@ export const wrappingPaths = [
   definePath({
     pattern: 'wrapping/wrap',
     fields: {},
+    takesArbitraryInput: true,
     help: 'Wraps the request body (any keys) in a new wrapping token; needs X-Vault-Wrap-TTL.',
     operations: {
       write: async (req) => {
         if (requestedWrapTtl(req.headers) === undefined) {
           throw new BadRequest('endpoint requires response wrapping to be used: send the X-Vault-Wrap-TTL header');
         }
-        return { data: requestBody(req.headers) };
+        return { data: req.input ?? {} };
       },
     },
   }),
-  authenticatedByHandler(
-    definePath({
-      pattern: 'wrapping/unwrap',
-      fields: tokenField,
-      help: 'Answers the wrapped response, once, and revokes the wrapping token.',
-      unauthenticated: ['write'],
-      operations: {
-        write: async (req) => json(await unwrap(req.deps, await wrappingCall(req, 'sys/wrapping/unwrap'))),
-      },
-    }),
-  ),
+  definePath({
+    pattern: 'wrapping/unwrap',
+    fields: tokenField,
+    help: 'Answers the wrapped response, once, and revokes the wrapping token.',
+    unauthenticated: ['write'],
+    handlerChecksToken: true,
+    operations: {
+      write: async (req) => json(await unwrap(req.deps, await wrappingCall(req, 'sys/wrapping/unwrap'))),
+    },
+  }),
   definePath({
     pattern: 'wrapping/lookup',
     fields: tokenField,
@@ -78,18 +77,17 @@ export const wrappingPaths = [
       }),
     },
   }),
-  authenticatedByHandler(
-    definePath({
-      pattern: 'wrapping/rewrap',
-      fields: tokenField,
-      help: 'Moves a wrapped response to a new wrapping token with the same TTL; the old token is revoked.',
-      unauthenticated: ['write'],
-      operations: {
-        write: async (req) => {
-          const info = await rewrap(req.deps, await wrappingCall(req, 'sys/wrapping/rewrap'));
-          return json(JSON.stringify(wrappedEnvelope(req.requestId, info, [])));
-        },
+  definePath({
+    pattern: 'wrapping/rewrap',
+    fields: tokenField,
+    help: 'Moves a wrapped response to a new wrapping token with the same TTL; the old token is revoked.',
+    unauthenticated: ['write'],
+    handlerChecksToken: true,
+    operations: {
+      write: async (req) => {
+        const info = await rewrap(req.deps, await wrappingCall(req, 'sys/wrapping/rewrap'));
+        return json(JSON.stringify(wrappedEnvelope(req.requestId, info, [])));
       },
-    }),
-  ),
+    },
+  }),
 ];

@@ -3,7 +3,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../../lib/config';
-import { createDeps, kmsApi } from '../../../lib/deps';
+import { createDeps, kmsApi } from '../../../lib/composition';
 import { KmsKeyWrapper } from '../../../lib/keys/kms-key';
 import { sdkKmsApi } from '../../../lib/keys/kms-sdk-api';
 import { createSysApp } from '../../../lib/sys/app';

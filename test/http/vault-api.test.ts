@@ -1,8 +1,8 @@
-/** The edge (lib/http/engine-app.ts): raw-body paths, response headers on every kind of answer, HEAD. */
+/** The edge (lib/http/vault-api.ts): raw-body paths, response headers on every kind of answer, HEAD. */
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT } from '../../lib/config';
-import { createApp } from '../../lib/http/engine-app';
+import { createVaultApi } from '../../lib/http/vault-api';
 import { f } from '../../lib/http/fields';
 import { definePath, type Result } from '../../lib/http/path';
 import { serve, type Served } from '../../lib/local/serve';
@@ -48,7 +48,7 @@ const paths = [
 
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
-  edge = createApp({ name: 'edge-test', deps: svc.deps, routes: [{ prefix: 'edge', mount, paths }] });
+  edge = createVaultApi({ name: 'edge-test', deps: svc.deps, routes: [{ prefix: 'edge', mount, paths }] });
   await call(svc.app, 'POST', '/v1/pki/root/generate/internal', { token: svc.root, body: { common_name: 'Edge Root', key_type: 'ec' } });
   server = await serve(async (req) => (new URL(req.url).pathname.startsWith('/v1/edge/') ? edge : svc.app).fetch(req), { port: 0 });
   await call(svc.app, 'POST', '/v1/pki/roles/web', { token: svc.root, body: { allow_any_name: true, key_type: 'ec' } });

@@ -1,0 +1,47 @@
+/**
+ * Step 2: who calls, and may they. A write is `create` or `update` by the path's existence
+ * check (as policies and the audit record name it); the authorizer checks the token, its
+ * address, the ACL on the canonical path and the parameter constraints on the coerced values
+ * (access-params.ts). Unauthenticated operations skip it.
+ */
+import { accessParams } from '../access-params';
+import type { AccessOp } from '../auth';
+import { engineToken } from '../auth';
+import type { ExistsReq, OpName, PathSpec } from '../path';
+import type { Call } from './call';
+
+/** Policies see a LIST on the path with a trailing slash, every other operation without one. */
+export function accessPath(full: string, op: OpName): string {
+  const bare = full.replace(/\/+$/, '');
+  return op === 'list' ? `${bare}/` : bare;
+}
+
+/** A write is `create` or `update` by the path's existence check; `update` where it has none. */
+export async function accessOp(op: OpName, spec: PathSpec, at: ExistsReq): Promise<AccessOp> {
+  if (op !== 'write') return op;
+  if (!spec.exists) return 'update';
+  return (await spec.exists(at)) ? 'update' : 'create';
+}
+
+export async function authorize(call: Call): Promise<void> {
+  const { spec, op, deps, scope, audit } = call;
+  const token = engineToken(call.c.req.raw.headers);
+  if (token) {
+    call.token = token;
+    audit.request.clientToken = token;
+  }
+  if (spec.unauthenticated?.includes(op)) return;
+  const as = await accessOp(op, spec, { params: call.params, mount: call.set.mount, part: call.part, deps });
+  audit.request.operation = as;
+  const coerced = call.fields && 'data' in call.fields ? call.fields.data : undefined;
+  call.principal = await deps.authorizer.authorize({
+    token,
+    path: accessPath(call.full, op),
+    op: as,
+    sudo: spec.sudo?.includes(op) ?? false,
+    params: accessParams(spec.fields, call.input, coerced, spec.derivedParams),
+    ...(op === 'read' && spec.readLists ? { listing: accessPath(call.full, 'list') } : {}),
+    ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
+  });
+  audit.request.principal = call.principal;
+}
