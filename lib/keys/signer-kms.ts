@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { envCredentials, type AwsJsonClient } from '../aws/json-client';
-import { HttpError } from '../errors';
+import { UpstreamError } from '../domain-errors';
 import { kmsClient } from './kms-api';
 import { KmsCallError } from './kms-key';
 import type { KeyType, SignatureAlgorithm, Signer } from './signer';
@@ -92,7 +92,7 @@ export class KmsSigner implements Signer {
       return signature;
     } catch (e) {
       // The upstream failed, not the request: a 502 that names the KMS error, never its text.
-      throw new HttpError(502, [kmsError('Sign', e).message], { cause: e });
+      throw new UpstreamError(kmsError('Sign', e).message, { cause: e });
     }
   }
 }

@@ -4,7 +4,7 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { Deps } from '../deps';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { keyIdentifier, signatureAlgorithm, type Signer } from '../keys/signer';
 import { generateKey, LocalSigner } from '../keys/signer-local';
 import type { Partition } from '../store/store';
@@ -54,12 +54,12 @@ interface NewKey {
 
 async function newKey(deps: Deps, part: Partition, k: KeyChoice, aad: string): Promise<NewKey> {
   if (k.type === 'kms') {
-    if (k.keyParamsGiven) throw new BadRequest('key_type and key_bits cannot be given with a managed key');
+    if (k.keyParamsGiven) throw new InvalidInput('key_type and key_bits cannot be given with a managed key');
     const mk = resolveManagedKey(k.managedKeyName, k.managedKeyId);
     const signer = await openManagedSigner(mk.keyId, deps.env.region, deps.env.kmsEndpoint);
     return { signer, ref: { kind: 'kms', keyId: mk.keyId, name: mk.name } };
   }
-  if (k.keyType === 'any') throw new BadRequest('key_type "any" cannot be used to generate a key');
+  if (k.keyType === 'any') throw new InvalidInput('key_type "any" cannot be used to generate a key');
   const key = await generateKey(k.keyType as 'rsa', checkKeyParams(k.keyType, k.keyBits));
   const ref = await sealKey(deps, part, key.export({ format: 'der', type: 'pkcs8' }), aad);
   return { signer: new LocalSigner(key), ref, ...(k.type === 'exported' ? { exported: issuedKeyOf(key) } : {}) };
@@ -115,9 +115,9 @@ export async function generateRoot(
   k: KeyChoice,
   maxTtl: number,
 ): Promise<CertOutput & { warnings: string[] }> {
-  if (!r.commonName) throw new BadRequest('the common_name field is required');
+  if (!r.commonName) throw new InvalidInput('the common_name field is required');
   if ((await readCa(part))?.key)
-    throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
+    throw new InvalidInput('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
   const limits = { mountDefaultTtl: 0, mountMaxTtl: maxTtl };
   resolveNotAfter(deps.now(), r, limits); // a bad ttl is refused before a key is made
   const key = await newKey(deps, part, k, 'ca-key');
@@ -154,7 +154,7 @@ export async function generateIntermediate(
   r: CaRequest,
   k: KeyChoice,
 ): Promise<{ csr: Buffer; privateKey?: IssuedKey }> {
-  if (!r.commonName) throw new BadRequest('the common_name field is required');
+  if (!r.commonName) throw new InvalidInput('the common_name field is required');
   const key = await newKey(deps, part, k, 'ca-pending');
   const san = subjectAltName(altNamesOf(gatherNames(r)), false);
   const csr = await buildCsr(encodeName(caSubject(r)), key.signer, signatureAlgorithm(key.signer, r.signatureBits), san ? [san] : []);
@@ -173,8 +173,9 @@ export async function signIntermediate(
   maxTtl: number,
 ): Promise<CertOutput & { warnings: string[] }> {
   const issuer = await loadIssuer(deps, part);
-  if (issuer.cert.pathLen === 0) throw new BadRequest('the signing CA has a max path length of 0 and cannot sign further CA certificates');
-  if (!useCsrValues && !r.commonName) throw new BadRequest('the common_name field is required');
+  if (issuer.cert.pathLen === 0)
+    throw new InvalidInput('the signing CA has a max path length of 0 and cannot sign further CA certificates');
+  if (!useCsrValues && !r.commonName) throw new InvalidInput('the common_name field is required');
   const pathLen = r.maxPathLength < 0 && issuer.cert.pathLen !== undefined ? issuer.cert.pathLen - 1 : r.maxPathLength;
   const subject = useCsrValues ? csr.subjectDer : encodeName(caSubject(r));
   const names = useCsrValues
@@ -214,14 +215,14 @@ function splitBundle(text: string) {
   const certs = blocks.filter((b) => b.label === 'CERTIFICATE').map((b) => parseCertificate(b.der));
   const keys = blocks.filter((b) => b.label.endsWith('PRIVATE KEY'));
   if (blocks.some((b) => b.label !== 'CERTIFICATE' && !b.label.endsWith('PRIVATE KEY')))
-    throw new BadRequest('the PEM bundle may hold only certificates and one private key');
+    throw new InvalidInput('the PEM bundle may hold only certificates and one private key');
   return { certs, keys };
 }
 
 function chainRecord(certs: ReturnType<typeof parseCertificate>[], key: KeyRef): CaRecord {
   const [first, ...rest] = certs;
-  if (!first) throw new BadRequest('no certificate found in the bundle');
-  if (!first.isCa) throw new BadRequest('the certificate is not a CA certificate (basic constraints CA:TRUE missing)');
+  if (!first) throw new InvalidInput('no certificate found in the bundle');
+  if (!first.isCa) throw new InvalidInput('the certificate is not a CA certificate (basic constraints CA:TRUE missing)');
   return {
     certificate: toPem('CERTIFICATE', first.der),
     chain: rest.map((c) => toPem('CERTIFICATE', c.der)),
@@ -233,14 +234,14 @@ function chainRecord(certs: ReturnType<typeof parseCertificate>[], key: KeyRef):
 /** intermediate/set-signed: the certificate for the pending (or current) key. */
 export async function setSigned(deps: Deps, part: Partition, text: string): Promise<void> {
   const { certs, keys } = splitBundle(text);
-  if (keys.length) throw new BadRequest('the certificate field must not contain a private key');
+  if (keys.length) throw new InvalidInput('the certificate field must not contain a private key');
   const pending = (await part.get<PendingRecord>('ca/pending'))?.value.key;
   const current = (await readCa(part))?.key ?? undefined;
   const ref = pending ?? current;
-  if (!ref || !certs[0]) throw new BadRequest('no pending key: call intermediate/generate first');
+  if (!ref || !certs[0]) throw new InvalidInput('no pending key: call intermediate/generate first');
   const signer = await openSigner(deps, part, ref, pending ? 'ca-pending' : 'ca-key');
   if (!samePublicKey(signer.spki, certs[0].spki))
-    throw new BadRequest('the certificate does not match the key generated by intermediate/generate');
+    throw new InvalidInput('the certificate does not match the key generated by intermediate/generate');
   const key =
     ref.kind === 'local' && pending
       ? await sealKey(deps, part, await deps.sealer.open(ref.sealed, `${part.name}/ca-pending`), 'ca-key')
@@ -253,16 +254,16 @@ export async function setSigned(deps: Deps, part: Partition, text: string): Prom
 /** config/ca: a private key and its CA certificate (plus any chain) replace the mount's CA. */
 export async function importCaBundle(deps: Deps, part: Partition, text: string): Promise<void> {
   const { certs, keys } = splitBundle(text);
-  if (keys.length !== 1 || !keys[0]) throw new BadRequest('the PEM bundle must hold exactly one unencrypted private key');
+  if (keys.length !== 1 || !keys[0]) throw new InvalidInput('the PEM bundle must hold exactly one unencrypted private key');
   let key: KeyObject;
   try {
     key = createPrivateKey({ key: toPem(keys[0].label, keys[0].der), format: 'pem' });
   } catch (e) {
-    throw new BadRequest('the private key could not be parsed (encrypted keys are not supported)', { cause: e });
+    throw new InvalidInput('the private key could not be parsed (encrypted keys are not supported)', { cause: e });
   }
   const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
   const first = certs.find((c) => c.spki.equals(spki));
-  if (!first) throw new BadRequest('no certificate in the bundle matches the private key');
+  if (!first) throw new InvalidInput('no certificate in the bundle matches the private key');
   const ref = await sealKey(deps, part, key.export({ format: 'der', type: 'pkcs8' }), 'ca-key');
   await writeCa(deps, part, chainRecord([first, ...certs.filter((c) => c !== first)], ref), false);
   await storeCertificate(part, first.serial, first.der, first.notAfter);

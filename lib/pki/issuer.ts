@@ -4,8 +4,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import type { Deps } from '../deps';
-import { ConflictError, ExistsError } from '../domain-errors';
-import { BadRequest } from '../errors';
+import { ConflictError, ExistsError, InvalidInput } from '../domain-errors';
 import type { Signer } from '../keys/signer';
 import { LocalSigner } from '../keys/signer-local';
 import type { Partition } from '../store/store';
@@ -46,7 +45,7 @@ export function cachedCa(deps: Deps, part: Partition): Promise<CaRecord | undefi
 
 export async function loadIssuer(deps: Deps, part: Partition): Promise<Issuer> {
   const record = await cachedCa(deps, part);
-  if (!record?.certificate || !record.key) throw new BadRequest('no default issuer currently configured: generate or import a CA first');
+  if (!record?.certificate || !record.key) throw new InvalidInput('no default issuer currently configured: generate or import a CA first');
   const cacheKey = `${part.name}|${record.serial}|${record.key.kind}`;
   let hit = cache.get(cacheKey);
   if (!hit) {
@@ -79,12 +78,12 @@ async function putCa(part: Partition, record: CaRecord, onlyWithoutKey: boolean)
   }
   const current = await part.get<CaRecord>(CA_KEY);
   if (current?.value.key)
-    throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
+    throw new InvalidInput('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
   try {
     await part.put(CA_KEY, record, current ? { ifVersion: current.version } : { ifAbsent: true });
   } catch (e) {
     if (e instanceof ConflictError || e instanceof ExistsError) {
-      throw new BadRequest('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
+      throw new InvalidInput('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
     }
     throw e;
   }

@@ -1,5 +1,5 @@
 /** Key type and size rules (roles, root and intermediate generation, CSR keys). */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 const RSA_BITS = [2048, 3072, 4096];
 const EC_BITS = [224, 256, 384, 521];
@@ -8,16 +8,16 @@ const EC_BITS = [224, 256, 384, 521];
 export function checkKeyParams(keyType: string, keyBits: number): number {
   if (keyType === 'rsa') {
     const bits = keyBits || 2048;
-    if (!RSA_BITS.includes(bits)) throw new BadRequest(`unsupported bit length for RSA key: ${keyBits}`);
+    if (!RSA_BITS.includes(bits)) throw new InvalidInput(`unsupported bit length for RSA key: ${keyBits}`);
     return bits;
   }
   if (keyType === 'ec') {
     const bits = keyBits || 256;
-    if (!EC_BITS.includes(bits)) throw new BadRequest(`unsupported bit length for EC key: ${keyBits}`);
+    if (!EC_BITS.includes(bits)) throw new InvalidInput(`unsupported bit length for EC key: ${keyBits}`);
     return bits;
   }
   if (keyType === 'ed25519') return 0;
-  throw new BadRequest(`unknown key_type "${keyType}"`);
+  throw new InvalidInput(`unknown key_type "${keyType}"`);
 }
 
 /**
@@ -26,11 +26,11 @@ export function checkKeyParams(keyType: string, keyBits: number): number {
  */
 export function checkCsrKey(role: { keyType: string; keyBits: number }, key: { keyType: string; keyBits: number }): void {
   if (key.keyType === 'rsa' && key.keyBits < 2048)
-    throw new BadRequest(`RSA keys < 2048 bits are unsafe and not supported: got ${key.keyBits}`);
-  if (key.keyType === 'ec' && key.keyBits < 224) throw new BadRequest(`EC keys < 224 bits are not supported: got ${key.keyBits}`);
+    throw new InvalidInput(`RSA keys < 2048 bits are unsafe and not supported: got ${key.keyBits}`);
+  if (key.keyType === 'ec' && key.keyBits < 224) throw new InvalidInput(`EC keys < 224 bits are not supported: got ${key.keyBits}`);
   if (role.keyType === 'any') return;
-  if (role.keyType !== key.keyType) throw new BadRequest(`role requires keys of type ${role.keyType}, the CSR has a ${key.keyType} key`);
+  if (role.keyType !== key.keyType) throw new InvalidInput(`role requires keys of type ${role.keyType}, the CSR has a ${key.keyType} key`);
   if (key.keyType !== 'ed25519' && role.keyBits && key.keyBits < role.keyBits) {
-    throw new BadRequest(`role requires a minimum of a ${role.keyBits}-bit key, but CSR's key is ${key.keyBits} bits`);
+    throw new InvalidInput(`role requires a minimum of a ${role.keyBits}-bit key, but CSR's key is ${key.keyBits} bits`);
   }
 }

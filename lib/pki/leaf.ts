@@ -4,7 +4,7 @@
  * template, sign, store.
  */
 import type { Deps } from '../deps';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { signatureAlgorithm, type KeyType } from '../keys/signer';
 import type { Partition } from '../store/store';
 import { storeCertificate } from './certs';
@@ -223,9 +223,9 @@ export async function issueLeaf(
   mount: MountLimits,
   privateKeyFormat: string,
 ): Promise<LeafResult> {
-  if (role.keyType === 'any') throw new BadRequest('role key type "any" not allowed for issuing certificates, only signing');
+  if (role.keyType === 'any') throw new InvalidInput('role key type "any" not allowed for issuing certificates, only signing');
   if (!req.commonName && role.requireCn)
-    throw new BadRequest(
+    throw new InvalidInput(
       'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false',
     );
   const names = gatherNames(req);
@@ -250,7 +250,7 @@ export async function signLeaf(
   checkCsrKey(role, csr);
   const commonName = role.useCsrCommonName ? (csr.subject.commonName ?? '') : req.commonName;
   if (!commonName && role.requireCn)
-    throw new BadRequest(
+    throw new InvalidInput(
       'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false',
     );
   const names = gatherNames({ ...req, commonName }, role.useCsrSans ? csr.sans : undefined);
@@ -279,7 +279,7 @@ export async function signVerbatim(
   req: VerbatimRequest,
   mount: MountLimits,
 ): Promise<LeafResult> {
-  if (csr.isCa) throw new BadRequest('will not sign a CSR asking for a CA certificate: use root/sign-intermediate');
+  if (csr.isCa) throw new InvalidInput('will not sign a CSR asking for a CA certificate: use root/sign-intermediate');
   checkCsrKey({ keyType: 'any', keyBits: 0 }, csr);
   const issuer = await loadIssuer(deps, part);
   // The role gives its ttl and max_ttl, not its not_after (as the reference's sign-verbatim).

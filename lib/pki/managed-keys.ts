@@ -2,7 +2,7 @@
  * Managed keys: names (from the MANAGED_KEYS environment variable, a JSON object
  * `{"name": {"key_id": "<KMS key id or ARN>"}}`) resolved to asymmetric KMS keys.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { KmsSigner } from '../keys/signer-kms';
 
 export interface ManagedKey {
@@ -27,9 +27,10 @@ export function managedKeys(env: NodeJS.ProcessEnv = process.env): ManagedKey[] 
 
 /** Finds the managed key by name or by key id; 400 when neither names a configured key. */
 export function resolveManagedKey(name: string | undefined, id: string | undefined): ManagedKey {
-  if (!name && !id) throw new BadRequest('type kms needs managed_key_name or managed_key_id');
+  if (!name && !id) throw new InvalidInput('type kms needs managed_key_name or managed_key_id');
   const key = managedKeys().find((k) => (name ? k.name === name : k.keyId === id || k.keyId.endsWith(`/${id}`)));
-  if (!key) throw new BadRequest(`no managed key is configured as ${name ? `"${name.slice(0, 80)}"` : `id "${(id ?? '').slice(0, 80)}"`}`);
+  if (!key)
+    throw new InvalidInput(`no managed key is configured as ${name ? `"${name.slice(0, 80)}"` : `id "${(id ?? '').slice(0, 80)}"`}`);
   return key;
 }
 
@@ -37,6 +38,6 @@ export async function openManagedSigner(keyId: string, region: string, endpoint:
   try {
     return await KmsSigner.open({ keyId, region, ...(endpoint ? { endpoint } : {}) });
   } catch (e) {
-    throw new BadRequest(`the managed key is not usable: ${e instanceof Error ? e.message : 'unknown error'}`, { cause: e });
+    throw new InvalidInput(`the managed key is not usable: ${e instanceof Error ? e.message : 'unknown error'}`, { cause: e });
   }
 }

@@ -4,7 +4,7 @@
  * Every function throws a 400 naming the first name the role does not allow.
  */
 import { isIP } from 'node:net';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { Role } from './role';
 
 type NamePolicy = Pick<
@@ -42,7 +42,7 @@ function wildcardParts(name: string): { left: string; rest: string } | undefined
   const left = dot < 0 ? name : name.slice(0, dot);
   const rest = dot < 0 ? '' : name.slice(dot + 1);
   if (rest.includes('*') || left.split('*').length !== 2 || !rest)
-    throw new BadRequest(`invalid wildcard name "${name}": one "*" in the left-most label only`);
+    throw new InvalidInput(`invalid wildcard name "${name}": one "*" in the left-most label only`);
   return { left, rest };
 }
 
@@ -72,16 +72,16 @@ function matchesDomains(p: NamePolicy, host: string, wildcard: { left: string; r
 export function checkName(p: NamePolicy, name: string): void {
   const at = name.lastIndexOf('@');
   const host = at >= 0 ? name.slice(at + 1) : name;
-  if (!host || name.length > 1024) throw new BadRequest(`invalid name "${name.slice(0, 80)}"`);
+  if (!host || name.length > 1024) throw new InvalidInput(`invalid name "${name.slice(0, 80)}"`);
   const wildcard = wildcardParts(host);
   if (wildcard && !p.allowWildcardCertificates)
-    throw new BadRequest(`name ${name} not allowed by this role: wildcard certificates are not allowed`);
+    throw new InvalidInput(`name ${name} not allowed by this role: wildcard certificates are not allowed`);
   if (p.enforceHostnames && !hostnameOk(host, wildcard))
-    throw new BadRequest(`name ${name} not allowed by this role: not a valid host name`);
+    throw new InvalidInput(`name ${name} not allowed by this role: not a valid host name`);
   if (p.allowAnyName) return;
   if (p.allowLocalhost && ['localhost', 'localdomain'].includes(host.toLowerCase())) return;
   if (matchesDomains(p, host, wildcard)) return;
-  throw new BadRequest(`${name} is not allowed by this role`);
+  throw new InvalidInput(`${name} is not allowed by this role`);
 }
 
 export function checkNames(p: NamePolicy, names: string[]): void {
@@ -90,15 +90,15 @@ export function checkNames(p: NamePolicy, names: string[]): void {
 
 export function checkIpSans(role: Pick<Role, 'allowIpSans'>, ips: string[]): void {
   if (ips.length && !role.allowIpSans)
-    throw new BadRequest(`IP Subject Alternative Names are not allowed in this role, but was provided ${ips.join(', ')}`);
-  for (const ip of ips) if (!isIP(ip)) throw new BadRequest(`the value "${ip.slice(0, 80)}" is not a valid IP address`);
+    throw new InvalidInput(`IP Subject Alternative Names are not allowed in this role, but was provided ${ips.join(', ')}`);
+  for (const ip of ips) if (!isIP(ip)) throw new InvalidInput(`the value "${ip.slice(0, 80)}" is not a valid IP address`);
 }
 
 export function checkUriSans(role: Pick<Role, 'allowedUriSans'>, uris: string[]): void {
   for (const u of uris) {
-    if (!URL.canParse(u)) throw new BadRequest(`the value "${u.slice(0, 80)}" is not a valid URI`);
+    if (!URL.canParse(u)) throw new InvalidInput(`the value "${u.slice(0, 80)}" is not a valid URI`);
     if (!role.allowedUriSans.some((g) => !g.includes('{{') && globMatch(g, u)))
-      throw new BadRequest(`URI Subject Alternative Names are not allowed in this role, but was provided ${u}`);
+      throw new InvalidInput(`URI Subject Alternative Names are not allowed in this role, but was provided ${u}`);
   }
 }
 
@@ -111,7 +111,7 @@ export interface OtherSan {
 export function parseOtherSans(entries: string[]): OtherSan[] {
   return entries.map((e) => {
     const m = /^([0-2](?:\.\d{1,10}){1,30});(UTF8|UTF-8):(.*)$/s.exec(e);
-    if (!m) throw new BadRequest(`invalid other_sans entry "${e.slice(0, 80)}": expected <oid>;UTF8:<value>`);
+    if (!m) throw new InvalidInput(`invalid other_sans entry "${e.slice(0, 80)}": expected <oid>;UTF8:<value>`);
     return { oid: m[1]!, value: m[3]! };
   });
 }
@@ -121,7 +121,7 @@ export function checkOtherSans(role: Pick<Role, 'allowedOtherSans'>, sans: Other
   const allowed = parseOtherSans(role.allowedOtherSans);
   for (const s of sans) {
     if (!allowed.some((a) => a.oid === s.oid && (a.value === '*' || globMatch(a.value, s.value)))) {
-      throw new BadRequest(`requested other SAN does not match allowed other SANs: ${s.oid};UTF8:${s.value}`);
+      throw new InvalidInput(`requested other SAN does not match allowed other SANs: ${s.oid};UTF8:${s.value}`);
     }
   }
 }
@@ -129,5 +129,5 @@ export function checkOtherSans(role: Pick<Role, 'allowedOtherSans'>, sans: Other
 export function checkSerialNumber(role: Pick<Role, 'allowedSerialNumbers'>, serial: string): void {
   if (!serial) return;
   if (!role.allowedSerialNumbers.some((g) => globMatch(g, serial)))
-    throw new BadRequest(`serial_number ${serial} not allowed by this role`);
+    throw new InvalidInput(`serial_number ${serial} not allowed by this role`);
 }

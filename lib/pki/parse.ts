@@ -4,7 +4,7 @@
  * original bytes.
  */
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { CURVES } from '../keys/curves';
 import { describeKey } from '../keys/signer-local';
 import type { KeyType } from '../keys/signer';
@@ -44,10 +44,10 @@ export function keyOf(spki: Buffer): ParsedKey {
   try {
     imported = importSpki(spki);
   } catch (e) {
-    throw new BadRequest('unsupported or malformed public key', { cause: e });
+    throw new InvalidInput('unsupported or malformed public key', { cause: e });
   }
   const d = describeKey(imported.key);
-  if (!d) throw new BadRequest('unsupported public key type');
+  if (!d) throw new InvalidInput('unsupported public key type');
   return { keyType: d.keyType, keyBits: d.keyBits, spki: imported.spki, publicKey: imported.key };
 }
 
@@ -136,8 +136,8 @@ function guarded<T>(what: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof BadRequest) throw new BadRequest(`${what}: ${e.messages.join('; ')}`);
-    throw new BadRequest(`${what} could not be parsed`, { cause: e });
+    if (e instanceof InvalidInput) throw new InvalidInput(`${what}: ${e.message}`);
+    throw new InvalidInput(`${what} could not be parsed`, { cause: e });
   }
 }
 
@@ -146,7 +146,8 @@ export function parseCsr(der: Buffer): ParsedCsr {
     const csr = readCsr(der);
     const key = keyOf(csr.spki);
     const hash = HASH_BY_OID.get(csr.signatureOid.toString('hex'));
-    if (hash === undefined || !verifies(hash, csr.tbs, key.publicKey, csr.signature)) throw new BadRequest('the signature does not verify');
+    if (hash === undefined || !verifies(hash, csr.tbs, key.publicKey, csr.signature))
+      throw new InvalidInput('the signature does not verify');
     return {
       keyType: key.keyType,
       keyBits: key.keyBits,

@@ -1,5 +1,5 @@
 /** PEM text: encoding one block, finding the blocks of a bundle. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 export interface PemBlock {
   label: string;
@@ -20,10 +20,10 @@ export function pemBlocks(text: string, what = 'PEM data'): PemBlock[] {
   const out: PemBlock[] = [];
   for (const m of text.matchAll(BLOCK)) {
     const der = Buffer.from((m[2] ?? '').replace(/\s+/g, ''), 'base64');
-    if (der.length === 0) throw new BadRequest(`${what}: an empty PEM block`);
+    if (der.length === 0) throw new InvalidInput(`${what}: an empty PEM block`);
     out.push({ label: m[1] ?? '', der });
   }
-  if (!out.length) throw new BadRequest(`${what} contains no PEM block`);
+  if (!out.length) throw new InvalidInput(`${what} contains no PEM block`);
   return out;
 }
 
@@ -31,6 +31,6 @@ export function pemBlocks(text: string, what = 'PEM data'): PemBlock[] {
 export function onePem(text: string, labels: string[], what: string): Buffer {
   const blocks = pemBlocks(text, what).filter((b) => labels.includes(b.label));
   const first = blocks[0];
-  if (!first) throw new BadRequest(`${what} must be PEM of type ${labels.join(' or ')}`);
+  if (!first) throw new InvalidInput(`${what} must be PEM of type ${labels.join(' or ')}`);
   return first.der;
 }

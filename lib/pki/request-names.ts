@@ -1,7 +1,7 @@
 /** The names a request asks for (CN and SANs), gathered from the request or from a CSR. */
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { AltNames } from './der/extensions';
 import { parseOtherSans, type OtherSan } from './names';
 import type { NameSet } from './parse';
@@ -81,7 +81,7 @@ export function gatherNames(r: NameRequest, fromCsr?: NameSet): Names {
 function ipBytes(ip: string): Buffer {
   const v = isIP(ip);
   if (v === 4) return Buffer.from(ip.split('.').map(Number));
-  if (v !== 6) throw new BadRequest(`the value "${ip.slice(0, 80)}" is not a valid IP address`);
+  if (v !== 6) throw new InvalidInput(`the value "${ip.slice(0, 80)}" is not a valid IP address`);
   const [head = '', tail = ''] = ip.includes('::') ? ip.split('::') : [ip, ''];
   const part = (s: string) => (s ? s.split(':') : []);
   let h = part(head);

@@ -4,8 +4,7 @@
  * picks up.
  */
 import type { Deps } from '../deps';
-import { ExistsError, NotFoundError } from '../domain-errors';
-import { BadRequest } from '../errors';
+import { ExistsError, InvalidInput, NotFoundError } from '../domain-errors';
 import { mutate, type Partition } from '../store/store';
 import { certKey } from './certs';
 import { rebuildCrl } from './crl';
@@ -21,7 +20,7 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, 
   const key = serialKey(serial);
   const ca = await readCa(part);
   if (ca?.certificate && serialKey(parseCertificate(onePem(ca.certificate, ['CERTIFICATE'], 'the CA certificate')).serial) === key) {
-    throw new BadRequest('adding issuer (id: default) to its own CRL is not allowed');
+    throw new InvalidInput('adding issuer (id: default) to its own CRL is not allowed');
   }
   const cert = await part.get<CertRecord>(certKey(serial));
   if (!cert) throw new NotFoundError(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);

@@ -1,7 +1,7 @@
 /** A PKI role: the issuing policy. Stored camelCase; read back in the reference's wire shape. */
 import { checkTemplates, expandAll } from '../identity-template';
 import type { LoginIdentity } from '../types';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { formatDuration } from '../duration';
 import { EXT_KEY_USAGES, KEY_USAGES } from './der/extensions';
 import { checkKeyParams } from './key-params';
@@ -58,7 +58,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** A role name as a path segment: a word, dots, dashes and underscores, at most 128. */
 export function checkRoleName(name: string): string {
-  if (!NAME.test(name)) throw new BadRequest(`invalid role name "${name.slice(0, 60)}"`);
+  if (!NAME.test(name)) throw new InvalidInput(`invalid role name "${name.slice(0, 60)}"`);
   return name;
 }
 
@@ -78,21 +78,21 @@ export function roleForCaller(r: Role, identity: LoginIdentity | undefined): Rol
 /** Checks cross-field rules and fills the key_bits default; throws 400 on a bad combination. */
 export function normalizeRole(r: Role, mountMaxTtl: number): Role {
   const maxTtl = maxTtlOf(PKI_TTL, r.maxTtl, mountMaxTtl);
-  if (r.ttl && r.ttl > maxTtl) throw new BadRequest('"ttl" value must be less than "max_ttl" value');
+  if (r.ttl && r.ttl > maxTtl) throw new InvalidInput('"ttl" value must be less than "max_ttl" value');
   if (r.notAfter) parseNotAfter(r.notAfter);
   const keyBits = r.keyType === 'any' ? r.keyBits : checkKeyParams(r.keyType, r.keyBits);
   if (![0, 256, 384, 512].includes(r.signatureBits))
-    throw new BadRequest(`unsupported signature_bits ${r.signatureBits}: use 0, 256, 384 or 512`);
+    throw new InvalidInput(`unsupported signature_bits ${r.signatureBits}: use 0, 256, 384 or 512`);
   for (const u of r.keyUsage)
-    if (!KEY_USAGES.includes(u.toLowerCase() as (typeof KEY_USAGES)[number])) throw new BadRequest(`unknown key_usage "${u}"`);
-  for (const u of r.extKeyUsage) if (!EXT_KEY_USAGES[u.toLowerCase()]) throw new BadRequest(`unknown ext_key_usage "${u}"`);
+    if (!KEY_USAGES.includes(u.toLowerCase() as (typeof KEY_USAGES)[number])) throw new InvalidInput(`unknown key_usage "${u}"`);
+  for (const u of r.extKeyUsage) if (!EXT_KEY_USAGES[u.toLowerCase()]) throw new InvalidInput(`unknown ext_key_usage "${u}"`);
   for (const o of [...r.extKeyUsageOids, ...r.policyIdentifiers])
-    if (!/^[0-2](\.\d{1,10}){1,30}$/.test(o)) throw new BadRequest(`invalid OID "${o.slice(0, 60)}"`);
+    if (!/^[0-2](\.\d{1,10}){1,30}$/.test(o)) throw new InvalidInput(`invalid OID "${o.slice(0, 60)}"`);
   if (r.allowedDomainsTemplate) checkTemplates(r.allowedDomains, 'allowed_domains');
   if (r.allowedUriSansTemplate) checkTemplates(r.allowedUriSans, 'allowed_uri_sans');
   for (const o of r.allowedOtherSans)
     if (o !== '*' && !/^[0-2](\.\d+)+;(UTF8|UTF-8):.*$/.test(o))
-      throw new BadRequest(`invalid allowed_other_sans entry "${o.slice(0, 60)}": expected <oid>;UTF8:<value>`);
+      throw new InvalidInput(`invalid allowed_other_sans entry "${o.slice(0, 60)}": expected <oid>;UTF8:<value>`);
   return { ...r, keyBits };
 }
 

@@ -3,7 +3,7 @@
  * signature algorithm, the issuer DN and the authority key id (e.g. for root rollover).
  */
 import type { Deps } from '../deps';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
 import type { Partition } from '../store/store';
 import { explicit, seq } from './der/asn1';
@@ -28,11 +28,11 @@ export async function signSelfIssued(
 ): Promise<{ certificate: Buffer; issuingCa: string }> {
   const der = onePem(pem, ['CERTIFICATE'], 'the certificate');
   const cert = parseCertificate(der);
-  if (!cert.subjectDer.equals(cert.issuerDer)) throw new BadRequest('the certificate is not self-issued');
-  if (!cert.isCa) throw new BadRequest('the certificate is not a CA certificate');
+  if (!cert.subjectDer.equals(cert.issuerDer)) throw new InvalidInput('the certificate is not self-issued');
+  if (!cert.isCa) throw new InvalidInput('the certificate is not a CA certificate');
   const issuer = await loadIssuer(deps, part);
   if (requireMatchingAlgorithms && issuer.signer.keyType !== cert.keyType)
-    throw new BadRequest('the CA key type does not match the certificate key type');
+    throw new InvalidInput('the CA key type does not match the certificate key type');
   const alg = signatureAlgorithm(issuer.signer);
   const parts = children(readTlv(signedParts(der).tbs).value);
   const aki = authorityKeyId(issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki));

@@ -1,6 +1,6 @@
 /** Certificate serial numbers: random (159 bits), colon form out, colon or hyphen form in. */
 import { randomBytes } from 'node:crypto';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 const POOL_SIZE = 4000;
 let pool = Buffer.alloc(0);
@@ -33,6 +33,6 @@ export const serialKey = (serial: Buffer): string => {
 export function parseSerial(input: string): Buffer {
   const s = input.trim().toLowerCase();
   if (!/^[0-9a-f]{1,2}([:-][0-9a-f]{1,2}){0,39}$/.test(s))
-    throw new BadRequest(`invalid serial number "${input.slice(0, 80)}": expected hex bytes separated by ":" or "-"`);
+    throw new InvalidInput(`invalid serial number "${input.slice(0, 80)}": expected hex bytes separated by ":" or "-"`);
   return Buffer.from(s.split(/[:-]/).map((p) => parseInt(p, 16)));
 }

@@ -1,5 +1,5 @@
 /** Validity periods: ttl vs not_after, the lease-TTL rule (lib/lease-ttl.ts), the CA's own expiry. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { formatDuration } from '../duration';
 import { grantTtl, type TtlInputs, type TtlRule } from '../lease-ttl';
 
@@ -22,7 +22,7 @@ const NOT_AFTER = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 export function parseNotAfter(v: string): number {
   const m = NOT_AFTER.exec(v.trim());
   const ms = m ? Date.parse(v.trim()) : NaN;
-  if (!m || Number.isNaN(ms)) throw new BadRequest(`invalid not_after "${v.slice(0, 40)}": expected UTC time as YYYY-MM-ddTHH:MM:SSZ`);
+  if (!m || Number.isNaN(ms)) throw new InvalidInput(`invalid not_after "${v.slice(0, 40)}": expected UTC time as YYYY-MM-ddTHH:MM:SSZ`);
   return ms;
 }
 
@@ -38,7 +38,7 @@ interface Resolved {
  */
 function boundNotAfter(now: number, value: string, limits: TtlLimits): Resolved {
   const notAfter = parseNotAfter(value);
-  if (notAfter <= now) throw new BadRequest('not_after is in the past');
+  if (notAfter <= now) throw new InvalidInput('not_after is in the past');
   const lifetime = Math.ceil((notAfter - now) / 1000);
   const granted = grantTtl(PKI_TTL, { ...limits, requested: lifetime });
   if (granted.ttl >= lifetime) return { notAfter, warnings: [] };
@@ -56,7 +56,7 @@ function requested(now: number, input: TtlInput, limits: TtlLimits): Resolved {
     const granted = grantTtl(PKI_TTL, { ...limits, requested: input.ttl });
     return { notAfter: now + granted.ttl * 1000, warnings: granted.warnings };
   }
-  if (input.ttl) throw new BadRequest('either ttl or not_after should be provided, not both');
+  if (input.ttl) throw new InvalidInput('either ttl or not_after should be provided, not both');
   const out = boundNotAfter(now, fixed, limits);
   if (input.roleNotAfter && input.notAfter) out.warnings.unshift("the role's not_after is used; the request's not_after is ignored");
   return out;
@@ -66,7 +66,7 @@ function requested(now: number, input: TtlInput, limits: TtlLimits): Resolved {
 export function resolveNotAfter(now: number, input: TtlInput, limits: TtlLimits): Resolved {
   const { notAfter, warnings } = requested(now, input, limits);
   if (limits.caNotAfter !== undefined && notAfter > limits.caNotAfter) {
-    throw new BadRequest(
+    throw new InvalidInput(
       `cannot satisfy request, as TTL would result in notAfter of ${new Date(notAfter).toISOString()} that is beyond the expiration of the CA certificate at ${new Date(limits.caNotAfter).toISOString()}`,
     );
   }

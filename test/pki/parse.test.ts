@@ -1,7 +1,7 @@
 /** SubjectPublicKeyInfo import (lib/pki/parse.ts keyOf): every key shape to the same key, in canonical DER; garbage is a 400. */
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { keyOf } from '../../lib/pki/parse';
 import { openssl, withFiles } from '../helpers/openssl';
 
@@ -23,7 +23,7 @@ describe('SubjectPublicKeyInfo import', () => {
       expect(k.publicKey.equals(pub)).toBe(true);
     }
   });
-  it('takes a compressed EC point through OpenSSL and answers garbage with a BadRequest', () => {
+  it('takes a compressed EC point through OpenSSL and answers garbage with an InvalidInput', () => {
     const pem = withFiles({}, (p) => {
       openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', p('k.pem')]);
       return openssl(['ec', '-in', p('k.pem'), '-pubout', '-conv_form', 'compressed']).out;
@@ -36,7 +36,7 @@ describe('SubjectPublicKeyInfo import', () => {
     expect(k.publicKey.equals(createPublicKey(pem))).toBe(true);
     const offCurve = Buffer.from(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'der', type: 'spki' }));
     offCurve[offCurve.length - 1]! ^= 0x01;
-    expect(() => keyOf(offCurve)).toThrow(BadRequest);
-    expect(() => keyOf(Buffer.from([0x30, 0x03, 0x30, 0x01, 0x00]))).toThrow(BadRequest);
+    expect(() => keyOf(offCurve)).toThrow(InvalidInput);
+    expect(() => keyOf(Buffer.from([0x30, 0x03, 0x30, 0x01, 0x00]))).toThrow(InvalidInput);
   });
 });

@@ -1,7 +1,7 @@
 /** PEM text (lib/pki/pem.ts): one block out in 64-column lines, the blocks of a bundle in, a 400 for anything else. */
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { onePem, pemBlocks, toPem } from '../../lib/pki/pem';
 import { localhostTls } from '../helpers/pki-cert';
 
@@ -38,7 +38,7 @@ describe('pemBlocks and onePem', () => {
     ['mismatched BEGIN and END', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END X-----', /contains no PEM block/],
     ['an empty block', '-----BEGIN CERTIFICATE-----\n\n-----END CERTIFICATE-----', /^pem_bundle: an empty PEM block$/],
   ])('refuses %s with a 400', (_w, text, message) => {
-    expect(() => pemBlocks(text, 'pem_bundle')).toThrow(BadRequest);
+    expect(() => pemBlocks(text, 'pem_bundle')).toThrow(InvalidInput);
     expect(() => pemBlocks(text, 'pem_bundle')).toThrow(message);
   });
   it('refuses a bundle without a block of the wanted type, naming the types', () => {

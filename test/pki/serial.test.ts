@@ -1,6 +1,6 @@
 /** Certificate serial numbers (lib/pki/serial.ts): random ones, and the colon, hyphen and storage forms. */
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { colonSerial, parseSerial, randomSerial, serialKey } from '../../lib/pki/serial';
 
 describe('random serial numbers', () => {
@@ -46,7 +46,7 @@ describe('serial forms', () => {
   it.each(['', 'zz', 'aa::bb', 'aabbc', 'aa bb', ':aa', 'aa:', Array.from({ length: 41 }, () => 'aa').join(':')])(
     'refuses %j with a 400 naming the form',
     (input) => {
-      expect(() => parseSerial(input)).toThrow(BadRequest);
+      expect(() => parseSerial(input)).toThrow(InvalidInput);
       expect(() => parseSerial(input)).toThrow(/expected hex bytes separated by ":" or "-"/);
     },
   );

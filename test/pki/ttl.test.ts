@@ -1,6 +1,6 @@
 /** Validity periods of issued certificates (lib/pki/ttl.ts): not_after, the PKI ttl rule, the CA's own expiry. */
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
 import { parseNotAfter, resolveNotAfter } from '../../lib/pki/ttl';
 
 const NOW = Date.UTC(2030, 0, 1);
@@ -23,7 +23,7 @@ describe('not_after', () => {
     'tomorrow',
     '',
   ])('refuses %j', (v) => {
-    expect(() => parseNotAfter(v)).toThrow(BadRequest);
+    expect(() => parseNotAfter(v)).toThrow(InvalidInput);
     expect(() => parseNotAfter(v)).toThrow(/expected UTC time as YYYY-MM-ddTHH:MM:SSZ/);
   });
   it('is used as given within the maximum, and refused in the past or beside a ttl', () => {
@@ -111,6 +111,6 @@ describe("the CA's expiry", () => {
     expect(() => resolveNotAfter(NOW, { ttl: 3601 }, { ...mount, caNotAfter: NOW + 3600 * 1000 })).toThrow(
       /beyond the expiration of the CA certificate at 2030-01-01T01:00:00.000Z/,
     );
-    expect(() => resolveNotAfter(NOW, { notAfter: '2031-01-01T00:00:00Z' }, { ...mount, caNotAfter: NOW + 1000 })).toThrow(BadRequest);
+    expect(() => resolveNotAfter(NOW, { notAfter: '2031-01-01T00:00:00Z' }, { ...mount, caNotAfter: NOW + 1000 })).toThrow(InvalidInput);
   });
 });

@@ -4,7 +4,7 @@
  * type, names, TTL) as for `sign/<role>`, or, for sign-verbatim, a policy that copies nothing
  * from the CSR but its key and the validated identifiers. TTL is capped by config/acme max_ttl.
  */
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import { csrFromPem, signLeaf, type LeafRequest } from '../leaf';
 import { parseCsr, type ParsedCsr } from '../parse';
 import { toPem } from '../pem';
@@ -107,7 +107,7 @@ export async function finalize(
   try {
     csr = parseCsr(csrFromPem(toPem('CERTIFICATE REQUEST', Buffer.from(payload.csr, 'base64url'))));
   } catch (e) {
-    throw new AcmeProblem('badCSR', e instanceof BadRequest ? e.message : 'the CSR could not be parsed');
+    throw new AcmeProblem('badCSR', e instanceof InvalidInput ? e.message : 'the CSR could not be parsed');
   }
   const names = checkCsrNames(csr, order.value);
 
@@ -140,7 +140,7 @@ export async function finalize(
     await scope.store.setCertOwner(serialKey(out.serial), account.id);
     next = { ...processing, status: 'valid', serial: serialKey(out.serial), chain, certNotAfter: out.notAfter };
   } catch (e) {
-    if (!(e instanceof BadRequest)) {
+    if (!(e instanceof InvalidInput)) {
       await scope.store.putOrder(order.value, order.version + 1).catch(() => undefined);
       throw e;
     }

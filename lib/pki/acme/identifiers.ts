@@ -3,7 +3,7 @@
  * canonical form, and which challenges each may be validated with.
  */
 import { isIP } from 'node:net';
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import { checkIpSans, checkName } from '../names';
 import { AcmeProblem, malformed } from './problem';
 import type { ChallengeType, Identifier } from './records';
@@ -60,7 +60,7 @@ export function checkIdentifiersAllowed(policy: IssuingPolicy, ids: Identifier[]
       if (id.type === 'dns') checkName(policy.role, id.value);
       else checkIpSans(policy.role, [id.value]);
     } catch (e) {
-      if (e instanceof BadRequest) throw new AcmeProblem('rejectedIdentifier', e.message);
+      if (e instanceof InvalidInput) throw new AcmeProblem('rejectedIdentifier', e.message);
       throw e;
     }
   }

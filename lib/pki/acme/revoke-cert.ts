@@ -3,7 +3,7 @@
  * the certificate's own key (a `jwk` request). Revocation is the engine's (revoke.ts): the CRL
  * is rebuilt, its entry carrying the reason code given (none for 0, unspecified).
  */
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import { readCertificate } from '../certs';
 import { parseCertificate, type ParsedCert } from '../parse';
 import { revokeSerial } from '../revoke';
@@ -41,7 +41,7 @@ export async function revokeCert(scope: AcmeScope, r: SignedRequest): Promise<Ac
   try {
     await revokeSerial(scope.deps, scope.part, cert.serial, reason);
   } catch (e) {
-    if (e instanceof BadRequest) throw unauthorized(e.message);
+    if (e instanceof InvalidInput) throw unauthorized(e.message);
     throw e;
   }
   return { status: 200 };

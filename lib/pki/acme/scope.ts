@@ -5,7 +5,7 @@
  * the validated identifiers), as the reference server decides them from config/acme.
  */
 import type { Deps } from '../../deps';
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import type { Partition } from '../../store/store';
 import type { AcmeConfig } from '../config';
 import { PkiStore } from '../pki-store';
@@ -63,24 +63,24 @@ const allowedRole = (c: AcmeConfig, name: string) => c.allowedRoles.includes('*'
 export async function checkAcmeConfig(deps: Deps, part: Partition, c: AcmeConfig): Promise<void> {
   const p = c.defaultDirectoryPolicy;
   if (p !== 'sign-verbatim' && p !== 'forbid' && !p.startsWith('role:'))
-    throw new BadRequest(`invalid default_directory_policy "${p.slice(0, 80)}": use sign-verbatim, forbid or role:<name>`);
+    throw new InvalidInput(`invalid default_directory_policy "${p.slice(0, 80)}": use sign-verbatim, forbid or role:<name>`);
   if (p.startsWith('role:')) {
     const name = checkRoleName(p.slice(5));
     if (!(await new PkiStore(deps, part).hasRole(name)))
-      throw new BadRequest(`default_directory_policy names role "${name}", which does not exist`);
-    if (!allowedRole(c, name)) throw new BadRequest(`default_directory_policy role "${name}" must be in allowed_roles`);
+      throw new InvalidInput(`default_directory_policy names role "${name}", which does not exist`);
+    if (!allowedRole(c, name)) throw new InvalidInput(`default_directory_policy role "${name}" must be in allowed_roles`);
   }
   if (p === 'sign-verbatim' && !c.allowedRoles.includes('*') && !c.allowedRoles.includes('sign-verbatim'))
-    throw new BadRequest('default_directory_policy sign-verbatim needs "*" or "sign-verbatim" in allowed_roles');
+    throw new InvalidInput('default_directory_policy sign-verbatim needs "*" or "sign-verbatim" in allowed_roles');
   for (const r of c.allowedRoles) if (r !== '*') checkRoleName(r);
   for (const i of c.allowedIssuers)
     if (i !== '*' && i !== 'default')
-      throw new BadRequest(`allowed_issuers: this mount has one issuer; use "*" or "default", not "${i.slice(0, 60)}"`);
+      throw new InvalidInput(`allowed_issuers: this mount has one issuer; use "*" or "default", not "${i.slice(0, 60)}"`);
   if (!['not-required', 'new-account-required', 'always-required'].includes(c.eabPolicy))
-    throw new BadRequest(`invalid eab_policy "${c.eabPolicy}": use not-required, new-account-required or always-required`);
+    throw new InvalidInput(`invalid eab_policy "${c.eabPolicy}": use not-required, new-account-required or always-required`);
   if (c.dnsResolver && !resolverOk(c.dnsResolver))
-    throw new BadRequest(`invalid dns_resolver "${c.dnsResolver.slice(0, 80)}": use an IP address, optionally with :port`);
-  if (c.maxTtl < 60) throw new BadRequest('max_ttl must be at least 1m');
+    throw new InvalidInput(`invalid dns_resolver "${c.dnsResolver.slice(0, 80)}": use an IP address, optionally with :port`);
+  if (c.maxTtl < 60) throw new InvalidInput('max_ttl must be at least 1m');
 }
 
 function resolverOk(r: string): boolean {

@@ -1,13 +1,13 @@
 /**
  * A lean X.509 reader: the parts of a certificate the engine uses (CA certificates it loads,
  * chains and certificates it is given), read straight off the DER with the bounds-checked TLV
- * reader, so the Lambda needs no ASN.1 schema library. Anything malformed is a BadRequest.
+ * reader, so the Lambda needs no ASN.1 schema library. Anything malformed is an InvalidInput.
  *
  *   Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signature }
  *   TBSCertificate ::= SEQUENCE { [0] version OPTIONAL, serialNumber, signature, issuer,
  *     validity, subject, subjectPublicKeyInfo, [1] [2] unique ids OPTIONAL, [3] extensions OPTIONAL }
  */
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import { oid } from './asn1';
 import { readName, type Subject } from './name';
 import { children, expectTlv as expect, readTlv, type Tlv } from './reader';
@@ -38,13 +38,13 @@ const TIME = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:\.\d+)?Z$/;
 
 /** UTCTime (years 1950–2049) or GeneralizedTime, in milliseconds. */
 function timeOf(t: Tlv | undefined): number {
-  if (!t || (t.tag !== 0x17 && t.tag !== 0x18)) throw new BadRequest('malformed validity');
+  if (!t || (t.tag !== 0x17 && t.tag !== 0x18)) throw new InvalidInput('malformed validity');
   const m = TIME.exec(t.value.toString('latin1'));
-  if (!m || (t.tag === 0x17) !== (m[1]!.length === 2)) throw new BadRequest('malformed validity time');
+  if (!m || (t.tag === 0x17) !== (m[1]!.length === 2)) throw new InvalidInput('malformed validity time');
   let year = Number(m[1]);
   if (t.tag === 0x17) year += year < 50 ? 2000 : 1900;
   const ms = Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
-  if (Number.isNaN(ms)) throw new BadRequest('malformed validity time');
+  if (Number.isNaN(ms)) throw new InvalidInput('malformed validity time');
   return ms;
 }
 
@@ -55,13 +55,13 @@ function basicConstraints(value: Buffer): { isCa: boolean; pathLen?: number } {
   if (items[i]?.tag === 0x01) isCa = (items[i++]!.value[0] ?? 0) !== 0;
   const len = items[i];
   if (!isCa || len?.tag !== 0x02) return { isCa };
-  if (len.value.length > 4 || (len.value[0] ?? 0) & 0x80) throw new BadRequest('malformed basicConstraints path length');
+  if (len.value.length > 4 || (len.value[0] ?? 0) & 0x80) throw new InvalidInput('malformed basicConstraints path length');
   return { isCa, pathLen: len.value.reduce((n, b) => n * 256 + b, 0) };
 }
 
 export function readCert(der: Buffer): CertParts {
   const outer = expect(readTlv(der), 0x30, 'certificate');
-  if (outer.raw.length !== der.length) throw new BadRequest('malformed certificate: trailing data');
+  if (outer.raw.length !== der.length) throw new InvalidInput('malformed certificate: trailing data');
   const [tbs, algorithm, signature] = children(outer.value);
   expect(signature, 0x03, 'signature');
   const fields = children(expect(tbs, 0x30, 'TBSCertificate').value);

@@ -1,12 +1,12 @@
 /**
  * A lean PKCS#10 reader for the sign paths: the parts the policy code needs, read straight off
  * the DER (the ASN.1 schema library spends ~0.4 ms per CSR; this ~20 µs). Anything malformed
- * is a BadRequest from the bounds-checked TLV reader.
+ * is an InvalidInput from the bounds-checked TLV reader.
  *
  *   CertificationRequest ::= SEQUENCE { info SEQUENCE { version INTEGER, subject Name,
  *     subjectPKInfo SEQUENCE, attributes [0] SET OF Attribute }, signatureAlgorithm, signature }
  */
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import { oid } from './asn1';
 import { readName, type Subject } from './name';
 import { children, expectTlv as expect, readTlv } from './reader';
@@ -42,7 +42,7 @@ const BASIC_CONSTRAINTS = hex('2.5.29.19');
 
 function ipText(b: Buffer): string {
   if (b.length === 4) return [...b].join('.');
-  if (b.length !== 16) throw new BadRequest('malformed IP address in subjectAltName');
+  if (b.length !== 16) throw new InvalidInput('malformed IP address in subjectAltName');
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(b.readUInt16BE(i).toString(16));
   // The WHATWG URL parser prints an IPv6 address in its canonical compressed form.
@@ -65,7 +65,7 @@ function isCaOf(extnValue: Buffer): boolean {
 
 export function readCsr(der: Buffer): CsrParts {
   const outer = expect(readTlv(der), 0x30, 'CSR');
-  if (outer.raw.length !== der.length) throw new BadRequest('malformed CSR: trailing data');
+  if (outer.raw.length !== der.length) throw new InvalidInput('malformed CSR: trailing data');
   const [info, algorithm, signature] = children(outer.value);
   const [version, subject, spki, attributes] = children(expect(info, 0x30, 'CSR info').value);
   expect(version, 0x02, 'CSR version');
@@ -91,8 +91,8 @@ export function readCsr(der: Buffer): CsrParts {
         const parts = children(expect(ext, 0x30, 'extension').value);
         const id = expect(parts[0], 0x06, 'extension').raw.toString('hex');
         const value = expect(parts[parts.length - 1], 0x04, 'extension value').value;
-        if (out.extensions.some((e) => e.id === id)) throw new BadRequest('malformed CSR: an extension is requested twice');
-        if (readTlv(value).raw.length !== value.length) throw new BadRequest('malformed CSR: an extension value is not one DER element');
+        if (out.extensions.some((e) => e.id === id)) throw new InvalidInput('malformed CSR: an extension is requested twice');
+        if (readTlv(value).raw.length !== value.length) throw new InvalidInput('malformed CSR: an extension value is not one DER element');
         out.extensions.push({ id, der: ext.raw });
         if (id === SUBJECT_ALT_NAME) sansOf(value, out.sans);
         else if (id === BASIC_CONSTRAINTS) out.isCa = isCaOf(value);

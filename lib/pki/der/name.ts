@@ -1,5 +1,5 @@
 /** Distinguished names for subjects: the attribute order and string types of the reference engine. */
-import { BadRequest } from '../../errors';
+import { InvalidInput } from '../../domain-errors';
 import { oid, printable, seq, set, utf8 } from './asn1';
 import { children, expectTlv, type Tlv } from './reader';
 
@@ -62,21 +62,21 @@ function directoryString(t: Tlv): string {
     case 0x1a:
       return t.value.toString('latin1');
     case 0x1e: {
-      if (t.value.length % 2) throw new BadRequest('malformed BMPString');
+      if (t.value.length % 2) throw new InvalidInput('malformed BMPString');
       return Buffer.from(t.value).swap16().toString('utf16le');
     }
     case 0x1c: {
-      if (t.value.length % 4) throw new BadRequest('malformed UniversalString');
+      if (t.value.length % 4) throw new InvalidInput('malformed UniversalString');
       const points: number[] = [];
       for (let i = 0; i < t.value.length; i += 4) points.push(t.value.readUInt32BE(i));
       try {
         return String.fromCodePoint(...points);
       } catch {
-        throw new BadRequest('malformed UniversalString');
+        throw new InvalidInput('malformed UniversalString');
       }
     }
     default:
-      throw new BadRequest(`unsupported string type 0x${t.tag.toString(16)} in the subject`);
+      throw new InvalidInput(`unsupported string type 0x${t.tag.toString(16)} in the subject`);
   }
 }
 

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { BasicConstraints, Certificate } from '@peculiar/asn1-x509';
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../../lib/errors';
+import { InvalidInput } from '../../../lib/domain-errors';
 import { readCert } from '../../../lib/pki/der/cert-reader';
 import { parseCertificate } from '../../../lib/pki/parse';
 import { onePem } from '../../../lib/pki/pem';
@@ -100,7 +100,7 @@ describe('the lean certificate reader', () => {
     expect(c).toMatchObject({ isCa: false, subject: { commonName: 'v1' } });
     expect(c.serial).toEqual(Buffer.from([5]));
   });
-  it('answers garbage, truncation and corruption with a BadRequest, never another error', () => {
+  it('answers garbage, truncation and corruption with an InvalidInput, never another error', () => {
     const good = makeCert('/CN=x.example.com', EC, ['-days', '1', '-addext', 'basicConstraints=critical,CA:TRUE,pathlen:0']);
     const inputs: Buffer[] = [Buffer.alloc(0), Buffer.from([0x30, 0x00]), Buffer.concat([good, Buffer.from([0])])];
     for (let cut = 1; cut < good.length; cut += 5) inputs.push(good.subarray(0, cut));
@@ -113,7 +113,7 @@ describe('the lean certificate reader', () => {
       try {
         parseCertificate(input);
       } catch (e) {
-        expect(e).toBeInstanceOf(BadRequest);
+        expect(e).toBeInstanceOf(InvalidInput);
       }
     }
   });

@@ -8,7 +8,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { CertificationRequest } from '@peculiar/asn1-csr';
 import { Extensions, SubjectAlternativeName } from '@peculiar/asn1-x509';
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../../../lib/errors';
+import { InvalidInput } from '../../../lib/domain-errors';
 import { readCsr } from '../../../lib/pki/der/csr-reader';
 import { parseCsr } from '../../../lib/pki/parse';
 import { onePem } from '../../../lib/pki/pem';
@@ -98,7 +98,7 @@ describe('the lean CSR reader', () => {
     d[d.length - 5]! ^= 0x01;
     expect(() => parseCsr(d)).toThrow(/signature does not verify|could not be parsed/);
   });
-  it('answers garbage, truncation and trailing bytes with a BadRequest, never another error', () => {
+  it('answers garbage, truncation and trailing bytes with an InvalidInput, never another error', () => {
     const good = der(makeCsr('/CN=x.example.com', EC, ['-addext', 'subjectAltName=DNS:x.example.com']));
     const inputs: Buffer[] = [
       Buffer.alloc(0),
@@ -118,7 +118,7 @@ describe('the lean CSR reader', () => {
       try {
         parseCsr(input);
       } catch (e) {
-        expect(e).toBeInstanceOf(BadRequest);
+        expect(e).toBeInstanceOf(InvalidInput);
       }
     }
   });
