@@ -8,7 +8,7 @@
  * Fail closed: a record that no device took fails the request (a 500, before the handler runs
  * for the request record, so nothing changes).
  */
-import { HttpError } from '../errors';
+import { ServiceFault } from '../domain-errors';
 import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
 import { hashLiteral, jsonWith, type AuditHasher } from './hasher';
@@ -47,9 +47,10 @@ export interface AuditResponse {
   clearKeys?: readonly string[];
 }
 
-export class AuditUnavailable extends HttpError {
+/** No audit device took the record: the request fails (500) and nothing changes. */
+export class AuditUnavailable extends ServiceFault {
   constructor(cause?: unknown) {
-    super(500, ['the audit log could not record the request'], { cause });
+    super('the audit log could not record the request', { cause });
   }
 }
 

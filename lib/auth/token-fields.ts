@@ -3,7 +3,7 @@
  * declared once, parsed once, merged on update, read back in the reference's names.
  */
 import { SYSTEM_MAX_LEASE_TTL } from '../config';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { f } from '../http/fields';
 import { validateCidrs } from '../net/cidr';
 import { NO_ROOT_TOKENS } from '../sys/tokens';
@@ -60,11 +60,11 @@ type TokenData = {
 export function mergeTokenSettings(current: TokenSettings | undefined, d: TokenData): TokenSettings {
   const s: TokenSettings = { ...(current ?? NO_TOKEN_SETTINGS) };
   if (d.token_type !== undefined && !['', 'service', 'default', 'default-service'].includes(d.token_type)) {
-    throw new BadRequest(`token_type "${d.token_type.slice(0, 20)}" is not supported: only service tokens`);
+    throw new InvalidInput(`token_type "${d.token_type.slice(0, 20)}" is not supported: only service tokens`);
   }
   const policies = d.token_policies ?? d.policies;
   if (policies !== undefined) s.policies = [...new Set(policies.map((p) => p.trim().toLowerCase()).filter(Boolean))];
-  if (s.policies.includes('root')) throw new BadRequest(`${NO_ROOT_TOKENS}: a login role may not carry the "root" policy`);
+  if (s.policies.includes('root')) throw new InvalidInput(`${NO_ROOT_TOKENS}: a login role may not carry the "root" policy`);
   if (d.token_ttl !== undefined) s.ttl = d.token_ttl;
   if (d.token_max_ttl !== undefined) s.maxTtl = d.token_max_ttl;
   if (d.token_explicit_max_ttl !== undefined) s.explicitMaxTtl = d.token_explicit_max_ttl;
@@ -79,9 +79,9 @@ export function mergeTokenSettings(current: TokenSettings | undefined, d: TokenD
     ['token_explicit_max_ttl', s.explicitMaxTtl],
     ['token_period', s.period],
   ] as const) {
-    if (v > SYSTEM_MAX_LEASE_TTL) throw new BadRequest(`${name} must not exceed the system maximum of ${SYSTEM_MAX_LEASE_TTL}s`);
+    if (v > SYSTEM_MAX_LEASE_TTL) throw new InvalidInput(`${name} must not exceed the system maximum of ${SYSTEM_MAX_LEASE_TTL}s`);
   }
-  if (s.maxTtl && s.ttl > s.maxTtl) throw new BadRequest('token_ttl must not be greater than token_max_ttl');
+  if (s.maxTtl && s.ttl > s.maxTtl) throw new InvalidInput('token_ttl must not be greater than token_max_ttl');
   return s;
 }
 

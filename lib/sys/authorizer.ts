@@ -1,5 +1,5 @@
 /** Token + policy check for every authenticated operation of every function. */
-import { PermissionDenied } from '../errors';
+import { Forbidden } from '../domain-errors';
 import type { Policies } from './policies';
 import { allows } from './acl';
 import type { Tokens } from './tokens';
@@ -13,19 +13,19 @@ export class TokenAuthorizer implements Authorizer {
   ) {}
 
   async authorize(req: AccessRequest): Promise<Principal> {
-    if (!req.token) throw new PermissionDenied('permission denied: missing client token');
+    if (!req.token) throw new Forbidden('permission denied: missing client token');
     const found = await this.tokens.lookup(req.token);
-    if (!found) throw new PermissionDenied('permission denied: invalid or expired token');
+    if (!found) throw new Forbidden('permission denied: invalid or expired token');
     const { record } = found;
     checkBoundCidrs(record, req.remoteAddress);
     if (!record.policies.includes('root')) {
       const acl = await this.policies.rules(record.policies);
       const perms = acl.permissions(req.path, req.op === 'list');
-      if (!allows(perms, req.op, req.sudo, req.params)) throw new PermissionDenied();
-      if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new PermissionDenied();
+      if (!allows(perms, req.op, req.sudo, req.params)) throw new Forbidden();
+      if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new Forbidden();
     }
     // Concurrent requests may have taken the last uses first.
-    if (!(await this.tokens.use(record, found.version))) throw new PermissionDenied('permission denied: invalid or expired token');
+    if (!(await this.tokens.use(record, found.version))) throw new Forbidden('permission denied: invalid or expired token');
     const principal = principalOf(record);
     if (record.num_uses === 1) principal.snapshot = { ...record, num_uses: 0 };
     return principal;

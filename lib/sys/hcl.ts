@@ -4,7 +4,7 @@
  * objects, heredocs and the three comment styles. JSON is HCL too, so both arrive here and come
  * out as one tree of items; repeated keys stay repeated (a policy may name a path twice).
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 export type HclValue = string | number | boolean | HclValue[] | HclObject;
 export interface HclItem {
@@ -29,13 +29,13 @@ export function parseHcl(text: string): HclObject {
 
 /** The same tree from a parsed JSON value (objects become items, in order). */
 export function fromJson(value: unknown, depth = 0): HclValue {
-  if (depth > MAX_DEPTH) throw new BadRequest('failed to parse policy: the document is nested too deeply');
+  if (depth > MAX_DEPTH) throw new InvalidInput('failed to parse policy: the document is nested too deeply');
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) return value.map((v) => fromJson(v, depth + 1));
   if (value && typeof value === 'object') {
     return { items: Object.entries(value).map(([k, v]) => ({ keys: [k], value: fromJson(v, depth + 1) })) };
   }
-  throw new BadRequest('failed to parse policy: null is not a value');
+  throw new InvalidInput('failed to parse policy: null is not a value');
 }
 
 class Parser {
@@ -44,7 +44,7 @@ class Parser {
 
   private fail(what: string): never {
     const line = this.s.slice(0, this.i).split('\n').length;
-    throw new BadRequest(`failed to parse policy: line ${line}: ${what}`);
+    throw new InvalidInput(`failed to parse policy: line ${line}: ${what}`);
   }
 
   /** Skips white space and comments; returns the next character ('' at the end). */

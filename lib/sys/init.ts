@@ -7,8 +7,7 @@
  * function can send; the public `PUT sys/init` is closed. Locally the server initialises itself.
  */
 import type { Deps } from '../deps';
-import { ExistsError } from '../domain-errors';
-import { BadRequest } from '../errors';
+import { ExistsError, InvalidInput } from '../domain-errors';
 
 const MARKER = 'config/initialized';
 
@@ -45,7 +44,7 @@ async function createRoot(deps: Deps, path: string): Promise<RootToken & { recor
 }
 
 export async function initialize(deps: Deps): Promise<RootToken> {
-  if (await isInitialized(deps)) throw new BadRequest('the service is already initialized');
+  if (await isInitialized(deps)) throw new InvalidInput('the service is already initialized');
   await deps.tokens.ensureKey();
   await deps.audit.hasher.ensureKey();
   const { rootToken, accessor, record } = await createRoot(deps, 'sys/init');
@@ -55,7 +54,7 @@ export async function initialize(deps: Deps): Promise<RootToken> {
       .put(MARKER, { time: new Date(deps.now()).toISOString(), root_accessor: accessor }, { ifAbsent: true });
   } catch (e) {
     await deps.tokens.revoke(record);
-    if (e instanceof ExistsError) throw new BadRequest('the service is already initialized');
+    if (e instanceof ExistsError) throw new InvalidInput('the service is already initialized');
     throw e;
   }
   return { rootToken, accessor };
@@ -66,7 +65,7 @@ export async function initialize(deps: Deps): Promise<RootToken> {
  * server's generate-root, without its unseal-key quorum: IAM is the quorum here).
  */
 export async function generateRoot(deps: Deps): Promise<RootToken> {
-  if (!(await isInitialized(deps))) throw new BadRequest('the service is not initialized: initialize it first');
+  if (!(await isInitialized(deps))) throw new InvalidInput('the service is not initialized: initialize it first');
   const { rootToken, accessor } = await createRoot(deps, 'sys/generate-root');
   return { rootToken, accessor };
 }

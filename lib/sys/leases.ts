@@ -8,7 +8,7 @@
  * so revoking the token finds every lease it has, even after a crash.
  */
 import { randomBytes } from 'node:crypto';
-import { BadRequest, HttpError, PermissionDenied } from '../errors';
+import { Forbidden, InvalidInput, UpstreamError } from '../domain-errors';
 import type { Json, Partition } from '../store/store';
 import { expirySort } from './token-tree';
 
@@ -128,7 +128,7 @@ export class Leases {
     // could see this lease: undo it now rather than leave a lease nobody owns.
     if (n.owner && this.ownerLive && !(await this.ownerLive(n.owner))) {
       await this.revoke(id).catch(() => undefined);
-      throw new PermissionDenied('permission denied: the token was revoked');
+      throw new Forbidden('permission denied: the token was revoked');
     }
     return record;
   }
@@ -187,7 +187,7 @@ export class Leases {
   async renew(id: string, increment: number | undefined): Promise<LeaseRecord> {
     const item = await this.get(id);
     const r = item.value;
-    if (!r.renewable) throw new BadRequest('lease is not renewable');
+    if (!r.renewable) throw new InvalidInput('lease is not renewable');
     const now = this.seconds();
     const wanted = increment || r.expire_time - (r.last_renewal || r.issue_time);
     const next: LeaseRecord = { ...r, last_renewal: now, expire_time: Math.min(now + wanted, r.max_expire_time) };
@@ -230,7 +230,7 @@ export class Leases {
       await revoker(r);
     } catch (e) {
       const attempts = r.attempts + 1;
-      const message = e instanceof HttpError ? e.messages.join('; ') : e instanceof Error ? e.message : String(e);
+      const message = e instanceof Error ? e.message : String(e);
       const next: LeaseRecord = {
         ...r,
         attempts,
@@ -240,7 +240,7 @@ export class Leases {
       };
       await this.part.put(leaseKey(r.lease_id), next, { ifVersion: version, index: this.indexOf(next) }).catch(() => undefined);
       if (interactive)
-        throw new HttpError(502, [`failed to revoke lease ${r.lease_id}: ${next.last_error}; it will be retried`], { cause: e });
+        throw new UpstreamError(`failed to revoke lease ${r.lease_id}: ${next.last_error}; it will be retried`, { cause: e });
       throw e;
     }
     await this.drop(r);
@@ -317,9 +317,9 @@ export class Leases {
   }
 
   private async get(id: string) {
-    if (!id || id.length > 900) throw new BadRequest('invalid lease id');
+    if (!id || id.length > 900) throw new InvalidInput('invalid lease id');
     const item = await this.part.get<LeaseRecord>(leaseKey(id));
-    if (!item) throw new BadRequest('invalid lease');
+    if (!item) throw new InvalidInput('invalid lease');
     return item;
   }
 

@@ -1,5 +1,5 @@
 /** The policy store: named documents in the sys partition, plus the built-in root and default. */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { mergeRules, type Acl } from './acl';
@@ -48,7 +48,7 @@ export class Policies {
    */
   static checkName(name: string): string {
     const n = name.toLowerCase();
-    if (!NAME.test(n)) throw new BadRequest(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
+    if (!NAME.test(n)) throw new InvalidInput(`invalid policy name "${name.slice(0, 64)}": use letters, digits and _ . @ - (at most 128)`);
     return n;
   }
 
@@ -75,9 +75,9 @@ export class Policies {
 
   async write(name: string, document: unknown): Promise<void> {
     const n = Policies.checkName(name);
-    if (n === 'root' || n === RESPONSE_WRAPPING_POLICY) throw new BadRequest(`cannot update the ${n} policy`);
+    if (n === 'root' || n === RESPONSE_WRAPPING_POLICY) throw new InvalidInput(`cannot update the ${n} policy`);
     const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
-    if (text === undefined) throw new BadRequest('missing required field "policy"');
+    if (text === undefined) throw new InvalidInput('missing required field "policy"');
     parsePolicy(document);
     await this.part.put(`policy/${n}`, { name: n, policy: text });
     this.cache.delete(n);
@@ -92,7 +92,7 @@ export class Policies {
   async delete(name: string): Promise<void> {
     const n = Policies.lookupName(name);
     if (n === undefined) return;
-    if (n === 'root' || n === 'default' || n === RESPONSE_WRAPPING_POLICY) throw new BadRequest(`cannot delete the ${n} policy`);
+    if (n === 'root' || n === 'default' || n === RESPONSE_WRAPPING_POLICY) throw new InvalidInput(`cannot delete the ${n} policy`);
     await this.part.delete(`policy/${n}`);
     this.cache.delete(n);
   }

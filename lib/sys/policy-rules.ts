@@ -7,7 +7,7 @@
  * else by the most specific glob (`*` at the end) or segment wildcard (`+`) rule.
  * Keys this code does not enforce are refused when a policy is written, never stored and ignored.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { fromJson, isHclObject, parseHcl, type HclItem, type HclObject, type HclValue } from './hcl';
 
 export const CAPABILITIES = ['create', 'read', 'update', 'delete', 'list', 'sudo', 'deny', 'patch'] as const;
@@ -52,7 +52,7 @@ const UNSUPPORTED_RULE_KEYS = new Set([
 ]);
 
 const fail = (msg: string): never => {
-  throw new BadRequest(`failed to parse policy: ${msg}`);
+  throw new InvalidInput(`failed to parse policy: ${msg}`);
 };
 
 /** Parses a document given as JSON or HCL text, or as an object; 400 naming what is wrong. */

@@ -2,7 +2,7 @@
  * What a token create request makes, pure, in the reference server's order: the caller's
  * limits, the role's settings, the policies, orphan or child, then period and TTL.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import { resolvePolicies } from './token-policies';
 import type { TokenRole } from './token-roles';
 import { calculateTtl } from './token-ttl';
@@ -50,14 +50,14 @@ function checkType(type: string | undefined, role: TokenRole | undefined): void 
   if (role?.tokenType === 'service') return;
   const t = (type ?? '').trim().toLowerCase();
   if (t === '' || t === 'service') return;
-  if (t === 'batch') throw new BadRequest('batch tokens are not supported; use "service"');
-  throw new BadRequest("invalid 'token_type' value");
+  if (t === 'batch') throw new InvalidInput('batch tokens are not supported; use "service"');
+  throw new InvalidInput("invalid 'token_type' value");
 }
 
 function checkUnsupported(r: CreateRequest, caller: Caller): void {
-  if (caller.numUses > 0) throw new BadRequest('restricted use token cannot generate child tokens');
-  if (r.id) throw new BadRequest('custom token ids are not supported: tokens are always generated');
-  if (r.entityAlias) throw new BadRequest("invalid 'entity_alias' value: entity aliases are not supported");
+  if (caller.numUses > 0) throw new InvalidInput('restricted use token cannot generate child tokens');
+  if (r.id) throw new InvalidInput('custom token ids are not supported: tokens are always generated');
+  if (r.entityAlias) throw new InvalidInput("invalid 'entity_alias' value: entity aliases are not supported");
 }
 
 function displayName(name: string): string {
@@ -86,7 +86,7 @@ function lesser(asked: number, fromRole: number, what: string, warnings: string[
 function parentOf(r: CreateRequest, caller: Caller, ctx: CreateContext): string {
   if (ctx.role) return ctx.role.orphan ? '' : caller.accessor;
   if (r.noParent) {
-    if (!caller.sudo) throw new BadRequest('root or sudo privileges required to create orphan token');
+    if (!caller.sudo) throw new InvalidInput('root or sudo privileges required to create orphan token');
     return '';
   }
   return ctx.orphan ? '' : caller.accessor;
@@ -94,7 +94,7 @@ function parentOf(r: CreateRequest, caller: Caller, ctx: CreateContext): string 
 
 function lifetime(r: CreateRequest, caller: Caller, ctx: CreateContext, policies: string[], warnings: string[]) {
   const role = ctx.role;
-  if (r.period && !caller.sudo) throw new BadRequest('root or sudo privileges required to create periodic token');
+  if (r.period && !caller.sudo) throw new InvalidInput('root or sudo privileges required to create periodic token');
   const explicitMaxTtl = lesser(r.explicitMaxTtl ?? 0, role?.tokenExplicitMaxTtl ?? 0, 'Explicit max TTL', warnings);
   const period = lesser(r.period ?? 0, role?.tokenPeriod ?? 0, 'Period', warnings);
   let ttl = r.ttl || role?.tokenTtl || 0;
@@ -104,7 +104,7 @@ function lifetime(r: CreateRequest, caller: Caller, ctx: CreateContext, policies
     ttl = calc.ttl;
   }
   if (ttl === 0 && explicitMaxTtl > 0) ttl = explicitMaxTtl;
-  if (ttl === 0 && caller.expireTime !== 0) throw new BadRequest('expiring root tokens cannot create non-expiring root tokens');
+  if (ttl === 0 && caller.expireTime !== 0) throw new InvalidInput('expiring root tokens cannot create non-expiring root tokens');
   return { ttl, explicitMaxTtl, period };
 }
 

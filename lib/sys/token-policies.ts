@@ -4,7 +4,7 @@
  * asked for), or any set when the caller has sudo on the create path. Never `root` from a
  * parent that is not root.
  */
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 /** Policies that may never be given to a token. */
 const NOT_ASSIGNABLE = ['response-wrapping'];
@@ -80,7 +80,7 @@ function fromRole(c: PolicyChoice, r: RolePolicyLists): string[] {
     if (!chosen.length) chosen = allowed;
     const outside = chosen.filter((p) => !allowed.includes(p) && !globMatches(r.allowedPoliciesGlob, p));
     if (outside.length) {
-      throw new BadRequest(
+      throw new InvalidInput(
         `token policies (${quoted(chosen)}) must be subset of the role's allowed policies (${quoted(allowed)}) or glob policies (${quoted(r.allowedPoliciesGlob)})`,
       );
     }
@@ -88,7 +88,7 @@ function fromRole(c: PolicyChoice, r: RolePolicyLists): string[] {
     chosen = sanitizePolicies(c.parentPolicies, addDefault);
   }
   const refused = chosen.find((p) => r.disallowedPolicies.includes(p) || globMatches(r.disallowedPoliciesGlob, p));
-  if (refused !== undefined) throw new BadRequest(`token policy "${refused}" is disallowed by this role`);
+  if (refused !== undefined) throw new InvalidInput(`token policy "${refused}" is disallowed by this role`);
   return chosen;
 }
 
@@ -103,7 +103,7 @@ export function resolvePolicies(c: PolicyChoice): string[] {
   } else if (!c.sudo) {
     const parent = sanitizePolicies(c.parentPolicies, false);
     const outside = sanitizePolicies(policies, false).filter((p) => !parent.includes(p));
-    if (outside.length) throw new BadRequest(`child policies must be a subset of the parent's: not allowed: ${outside.join(', ')}`);
+    if (outside.length) throw new InvalidInput(`child policies must be a subset of the parent's: not allowed: ${outside.join(', ')}`);
     addDefault = !c.noDefaultPolicy && c.parentPolicies.includes('default');
   } else {
     addDefault = !c.noDefaultPolicy;
@@ -111,9 +111,9 @@ export function resolvePolicies(c: PolicyChoice): string[] {
   let final = sanitizePolicies(policies, addDefault);
   if (c.noDefaultPolicy) final = final.filter((p) => p !== 'default');
   const banned = final.find((p) => NOT_ASSIGNABLE.includes(p));
-  if (banned) throw new BadRequest(`cannot assign policy "${banned}"`);
+  if (banned) throw new InvalidInput(`cannot assign policy "${banned}"`);
   if (final.includes('root') && !c.parentPolicies.includes('root')) {
-    throw new BadRequest('root tokens may not be created without parent token being root');
+    throw new InvalidInput('root tokens may not be created without parent token being root');
   }
   return final;
 }

@@ -1,5 +1,5 @@
 /** What a live token record tells the rest of a request: the caller, and where it may call from. */
-import { PermissionDenied } from '../errors';
+import { Forbidden } from '../domain-errors';
 import { ipInBlocks } from '../net/cidr';
 import type { Principal } from '../types';
 import type { TokenRecord } from './tokens';
@@ -30,7 +30,7 @@ export function checkBoundCidrs(record: TokenRecord, remoteAddress: string | und
   const blocks = boundCidrsOf(record);
   if (blocks.length === 0) return;
   if (!remoteAddress || !ipInBlocks(unmapped(remoteAddress), blocks))
-    throw new PermissionDenied('permission denied: the token cannot be used from this address');
+    throw new Forbidden('permission denied: the token cannot be used from this address');
 }
 
 /** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is 10.0.0.1. */

@@ -4,7 +4,7 @@
  * policy evaluation sees the same spelling the store does.
  */
 import { SYSTEM_MAX_LEASE_TTL } from '../config';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 import type { Partition } from '../store/store';
 import { sanitizePolicies, uniqueLower } from './token-policies';
 
@@ -57,7 +57,7 @@ const SUFFIX_SEGMENT = /^\w[\w.-]*\w$/;
 
 export function checkRoleName(name: string): string {
   if (!NAME.test(name))
-    throw new BadRequest(
+    throw new InvalidInput(
       `invalid role name "${name}": use letters, digits, _ . - (at most 128, starting and ending with a letter or digit)`,
     );
   return name;
@@ -88,7 +88,7 @@ function newRole(name: string): TokenRole {
 function checkSuffix(suffix: string): string {
   if (suffix === '') return suffix;
   if (suffix.length > 128 || suffix.includes('..') || !suffix.split('/').every((s) => SUFFIX_SEGMENT.test(s))) {
-    throw new BadRequest(`invalid path_suffix "${suffix}": use segments of letters, digits, _ . - separated by "/", without ".."`);
+    throw new InvalidInput(`invalid path_suffix "${suffix}": use segments of letters, digits, _ . - separated by "/", without ".."`);
   }
   return suffix;
 }
@@ -96,8 +96,8 @@ function checkSuffix(suffix: string): string {
 function tokenType(value: string): TokenRole['tokenType'] {
   if (value === 'service' || value === 'default-service') return value;
   if (value === 'batch' || value === 'default-batch')
-    throw new BadRequest(`token_type "${value}": batch tokens are not supported; use "service"`);
-  throw new BadRequest(`invalid 'token_type' value "${value}"`);
+    throw new InvalidInput(`token_type "${value}": batch tokens are not supported; use "service"`);
+  throw new InvalidInput(`invalid 'token_type' value "${value}"`);
 }
 
 /** The legacy and current fields of a duration, as the reference keeps them; plus a warning. */
@@ -144,7 +144,7 @@ export function applyRoleInput(name: string, existing: TokenRole | undefined, i:
       `Given explicit max TTL of ${r.tokenExplicitMaxTtl} is greater than system/mount allowed value of ${SYSTEM_MAX_LEASE_TTL} seconds; tokens created against this role are capped at the system value`,
     );
   }
-  if (r.tokenTtl && r.tokenMaxTtl && r.tokenTtl > r.tokenMaxTtl) throw new BadRequest('token_ttl cannot be greater than token_max_ttl');
+  if (r.tokenTtl && r.tokenMaxTtl && r.tokenTtl > r.tokenMaxTtl) throw new InvalidInput('token_ttl cannot be greater than token_max_ttl');
   return { role: r, warnings };
 }
 

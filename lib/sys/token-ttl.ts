@@ -5,7 +5,7 @@
  * the increment, its own TTL or the default, never past its start plus the maximum.
  */
 import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from '../config';
-import { BadRequest } from '../errors';
+import { InvalidInput } from '../domain-errors';
 
 export interface TtlInput {
   /** The TTL asked for at a renewal (0: none). */
@@ -50,7 +50,7 @@ export function calculateTtl(i: TtlInput): { ttl: number; warnings: string[] } {
   }
   if (limit !== undefined) {
     const left = limit - i.now;
-    if (left <= 0) throw new BadRequest('past the max TTL, cannot renew');
+    if (left <= 0) throw new InvalidInput('past the max TTL, cannot renew');
     if (ttl > left) {
       warnings.push(
         `TTL of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(left)}"; TTL value is capped accordingly`,

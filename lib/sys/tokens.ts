@@ -5,8 +5,7 @@
  * Liveness and revocation across the tree of tokens are token-tree.ts's.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ExistsError, Forbidden } from '../domain-errors';
-import { BadRequest, PermissionDenied } from '../errors';
+import { ConflictError, ExistsError, Forbidden, InvalidInput } from '../domain-errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
 import { mutate, type Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
@@ -244,7 +243,7 @@ export class Tokens {
 
   async renew(record: TokenRecord, increment: number | undefined, limits: RenewLimits = {}): Promise<TokenRecord> {
     if (!record.expire_time) return record;
-    if (!record.renewable) throw new BadRequest('this token is not renewable');
+    if (!record.renewable) throw new InvalidInput('this token is not renewable');
     const now = Math.floor(this.now() / 1000);
     const { ttl } = calculateTtl({
       increment: increment ?? 0,
@@ -264,7 +263,7 @@ export class Tokens {
       (cur) => (cur && !cur.revoking ? { ...cur, expire_time: next.expire_time } : undefined),
       { index: (v) => ({ name: TOKEN_EXPIRY_INDEX, sort: expirySort(v.expire_time) }) },
     );
-    if (!moved) throw new PermissionDenied('permission denied: invalid or expired token');
+    if (!moved) throw new Forbidden('permission denied: invalid or expired token');
     this.tree.forget(record.accessor);
     await this.part.put(`token/${record.id}`, next);
     return next;

@@ -4,7 +4,8 @@
  * with a 400 naming the line.
  */
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../lib/errors';
+import { InvalidInput } from '../../lib/domain-errors';
+import { httpErrorOf } from '../../lib/errors';
 import { fromJson, isHclObject, parseHcl, type HclObject, type HclValue } from '../../lib/sys/hcl';
 
 /** The tree as plain data, for comparing: an object is a list of [keys, value] pairs. */
@@ -19,9 +20,9 @@ function refusal(text: string): string {
   try {
     parseHcl(text);
   } catch (e) {
-    expect(e).toBeInstanceOf(HttpError);
-    expect((e as HttpError).status).toBe(400);
-    return (e as HttpError).messages.join('; ');
+    expect(e).toBeInstanceOf(InvalidInput);
+    expect(httpErrorOf(e).status).toBe(400);
+    return httpErrorOf(e).messages.join('; ');
   }
   throw new Error(`accepted: ${text}`);
 }
