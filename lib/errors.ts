@@ -85,7 +85,8 @@ export function httpErrorOf(e: unknown): HttpError {
   if (e instanceof HttpError) return e;
   if (e instanceof DomainError) {
     const status = STATUS_OF.find(([type]) => e instanceof type)?.[1];
-    if (status !== undefined) return new HttpError(status, e.message ? [e.message] : [], { cause: e });
+    // The log shows what went wrong underneath (a device's failure, a cloud's answer) where the domain error says.
+    if (status !== undefined) return new HttpError(status, e.message ? [e.message] : [], { cause: e.cause ?? e });
   }
   return new InternalError(e);
 }

@@ -8,7 +8,7 @@ import type { Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { BODY_LIMIT } from '../config';
 import { HttpError, NotFound, PayloadTooLarge } from '../errors';
-import { frontDoor, paramsOf, route, type RequestScope } from '../http/front-door';
+import { frontDoor, paramsOf, route } from '../http/front-door';
 import { readRawBody } from '../http/input';
 import { resolveAccess, type CatalogAccess } from './acl';
 import { Catalog } from './catalog';
@@ -44,32 +44,40 @@ interface CatalogState {
   filtered: boolean;
 }
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The catalog request's state (catalogState), for its answer's index headers. */
+    catalog: CatalogState;
+  }
+}
+
+/** The request's catalog state, made on first use (an error may come before any handler). */
+function catalogState(c: Context): CatalogState {
+  let state = c.get('catalog');
+  if (!state) c.set('catalog', (state = { filtered: false }));
+  return state;
+}
+
 /** The catalog's surface; `settings` default to the deployed ones (closed: ACLs on, default deny). */
 export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSettings()): Hono {
   const part = deps.store.partition(CATALOG_PARTITION);
   const index = new ModifyIndex(part);
   const parts: Parts = { deps, settings, index, kv: new KvStore(part, deps.sealer, index), catalog: new Catalog(part, index) };
-  const states = new WeakMap<RequestScope, CatalogState>();
-  const stateOf = (scope: RequestScope): CatalogState => {
-    let state = states.get(scope);
-    if (!state) states.set(scope, (state = { filtered: false }));
-    return state;
-  };
   const app = frontDoor(
     'catalog',
     {
       // The reference catalog's errors: plain text, with the index headers (read now if not known).
-      error: async (err, scope) => {
-        const state = stateOf(scope);
+      error: async (err, c) => {
+        const state = catalogState(c);
         state.index ??= await index.current().catch(() => undefined);
-        return errorText(err.status, err.messages.join('; '), headersOf(parts, state, scope.id));
+        return errorText(err.status, err.messages.join('; '), headersOf(parts, state, c.get('scope').id));
       },
       notFound: (path) => new NotFound(`no handler for route "/v1/${path.slice(0, 256)}"`),
     },
     deps.audit,
   );
   for (const r of catalogRouter.routes) {
-    route(app, r.prefix, r.pattern, (c) => serve(c, r, parts, stateOf(c.get('scope'))));
+    route(app, r.prefix, r.pattern, (c) => serve(c, r, parts, catalogState(c)));
   }
   return app;
 }
@@ -92,7 +100,8 @@ async function serve(c: Context, route: CatalogRoute, parts: Parts, state: Catal
   const scope = c.get('scope');
   const req = c.req.raw;
   scope.log.path = `${route.prefix}/${route.pattern}`;
-  const audit = scope.audit.request;
+  const trail = c.get('audit');
+  const audit = trail.request;
   audit.mountType = 'catalog';
   audit.mountPoint = `${route.prefix}/`;
   const method = req.method === 'POST' && route.putOnly ? undefined : METHODS[req.method];
@@ -109,7 +118,7 @@ async function serve(c: Context, route: CatalogRoute, parts: Parts, state: Catal
   const body = method === 'GET' ? new Uint8Array() : await readRawBody(req, MAX_BODY);
   if (body.length) audit.data = { ...query, http_raw_body: body };
   const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
-  await scope.audit.record();
+  await trail.record();
   const reply = await run(
     scope.url,
     { route, params: paramsOf(c), name: scope.log.path as string },
@@ -124,8 +133,8 @@ async function serve(c: Context, route: CatalogRoute, parts: Parts, state: Catal
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();
-  if (scope.auditing) {
-    scope.audit.response = reply.raw
+  if (trail.enabled) {
+    trail.response = reply.raw
       ? { status: reply.status ?? 200, raw: { body: reply.raw.bytes, contentType: reply.raw.contentType } }
       : { status: reply.status ?? 200, ...(reply.json !== undefined ? { data: reply.json } : {}) };
   }

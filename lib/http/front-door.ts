@@ -1,54 +1,24 @@
 /**
- * The one front door every function's app is built on (sys, each engine, the catalog), from
- * Hono's own parts: one middleware gives each request its scope (request id, timing, the
- * decoded path, the log line), Hono's router picks the declared path, `onError`/`notFound`
- * hand every failure to the surface's renderer. A surface adds only what differs: its routes
- * (registered with `route`) and its renderer (the reference envelope, the catalog's plain text).
+ * The one front door every function's app is built on (sys and the engines through
+ * vault-api.ts, the catalog through catalog/app.ts), from Hono's own parts: a few small
+ * middlewares, one concern each (middleware/: the request's scope, the access log line, HEAD,
+ * the audit trail), Hono's router on the decoded path, and `onError`/`notFound` handing every
+ * failure to the surface's renderer. A surface adds only what differs: its routes (registered
+ * with `route`) and its renderer (Vault's envelope, the catalog's plain text).
  */
 import { Hono, type Context, type Handler } from 'hono';
-import { randomUUID } from 'node:crypto';
-import type { AuditRequest, AuditResponse, Auditor } from '../audit/auditor';
+import type { Auditor } from '../audit/auditor';
 import { HttpError, httpErrorOf } from '../errors';
-import { logError, logInfo } from '../log';
-import { decodedPath, hasPretty } from './request-path';
-
-/** What the front door knows of a request, for the surface's handler, its renderer and the log. */
-export interface RequestScope {
-  id: string;
-  url: URL;
-  pretty: boolean;
-  /** The caller's address: the socket's locally, API Gateway's sourceIp under Lambda. */
-  remoteAddress?: string;
-  /** The decoded path after `/v1/` (decoded once, request-path.ts); undefined when it cannot be decoded. */
-  path?: string;
-  /** Whether an audit device records this request: surfaces skip audit-only work when not. */
-  auditing: boolean;
-  /** Fields of the request's log line; a surface adds its own (mount, path pattern). */
-  log: Record<string, unknown>;
-  /** The request's audit records: the surface fills in what it learns, the front door writes them. */
-  audit: AuditTrail;
-}
-
-export interface AuditTrail {
-  request: AuditRequest;
-  /** Set by the surface's renderer; a failure is recorded from its status and error. */
-  response?: AuditResponse;
-  error?: string;
-  /** Writes the request record now (before a handler acts); the front door writes it otherwise. */
-  record(): Promise<void>;
-  recorded: boolean;
-}
-
-declare module 'hono' {
-  interface ContextVariableMap {
-    /** Set by the front door's first middleware on every request. */
-    scope: RequestScope;
-  }
-}
+import { logError } from '../log';
+import { accessLog } from './middleware/access-log';
+import { auditTrail } from './middleware/audit-trail';
+import { headWithoutBody } from './middleware/head';
+import { requestScope } from './middleware/request-scope';
+import { decodedPath } from './request-path';
 
 export interface Renderer {
   /** The answer for a failure: already mapped to an HttpError (a 5xx's cause is logged, never shown). */
-  error(err: HttpError, scope: RequestScope): Response | Promise<Response>;
+  error(err: HttpError, c: Context): Response | Promise<Response>;
   /** The message of a request no route takes (`path` decoded, after /v1/ when it has it). */
   notFound(path: string): HttpError;
 }
@@ -73,38 +43,13 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
       }
     },
   });
-  app.use(async (c, next) => {
-    const started = performance.now();
-    const url = new URL(c.req.url);
-    const id = randomUUID();
-    const remoteAddress = remoteAddressOf(c);
-    const path = pathAfterV1(url);
-    const scope: RequestScope = {
-      id,
-      url,
-      pretty: hasPretty(url),
-      ...(remoteAddress ? { remoteAddress } : {}),
-      ...(path !== undefined ? { path } : {}),
-      auditing: auditor?.enabled === true,
-      log: { request_id: id, function: name, method: c.req.method },
-      audit: newTrail(c, id, path ?? url.pathname.slice(0, 512), remoteAddress, auditor),
-    };
-    c.set('scope', scope);
-    await next();
-    if (auditor?.enabled) await writeAudit(c, scope, renderer, auditor);
-    // A HEAD is its GET without the body (Hono routes it as the GET), with the GET's length, so
-    // a keep-alive client knows the answer is complete and keeps its connection.
-    if (c.req.method === 'HEAD') c.res = await headOf(c.res);
-    scope.log.status = c.res.status;
-    scope.log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
-    logInfo('request', scope.log);
-  });
+  // In order; each one's work after the answer runs in reverse: the audit records, then HEAD, then the log line.
+  app.use(requestScope(name), accessLog(), headWithoutBody(), auditTrail(auditor, renderer.error));
   app.onError((e, c) => {
     const err = httpErrorOf(e);
-    const scope = c.get('scope');
-    if (err.status >= 500) logError('request-fault', scope.log, err.cause ?? err);
-    scope.audit.error = err.messages.join('; ') || `status ${err.status}`;
-    return renderer.error(err, scope);
+    if (err.status >= 500) logError('request-fault', c.get('scope').log, err.cause ?? err);
+    c.get('audit').error = err.messages.join('; ') || `status ${err.status}`;
+    return renderer.error(err, c);
   });
   app.notFound((c) => {
     let err: HttpError;
@@ -114,77 +59,10 @@ export function frontDoor(name: string, renderer: Renderer, auditor?: Auditor): 
     } catch (e) {
       err = httpErrorOf(e);
     }
-    const scope = c.get('scope');
-    scope.audit.error = err.messages.join('; ') || `status ${err.status}`;
-    return renderer.error(err, scope);
+    c.get('audit').error = err.messages.join('; ') || `status ${err.status}`;
+    return renderer.error(err, c);
   });
   return app;
-}
-
-async function headOf(res: Response): Promise<Response> {
-  const headers = new Headers(res.headers);
-  if (!headers.has('content-length')) headers.set('content-length', String(res.body ? (await res.arrayBuffer()).byteLength : 0));
-  return new Response(null, { status: res.status, statusText: res.statusText, headers });
-}
-
-const OPERATIONS: Record<string, string> = { GET: 'read', HEAD: 'read', LIST: 'list', POST: 'update', PUT: 'update', DELETE: 'delete' };
-
-/** The decoded path without its `/v1/` prefix, or undefined when it cannot be decoded (a 400 at routing). */
-function pathAfterV1(url: URL): string | undefined {
-  try {
-    return decodedPath(url).replace(/^\/v1\//, '');
-  } catch {
-    return undefined;
-  }
-}
-
-function newTrail(c: Context, id: string, path: string, remoteAddress: string | undefined, auditor: Auditor | undefined): AuditTrail {
-  const userAgent = c.req.header('user-agent');
-  const trail: AuditTrail = {
-    request: {
-      id,
-      operation: OPERATIONS[c.req.method] ?? c.req.method.toLowerCase(),
-      mountType: '',
-      mountPoint: '',
-      path,
-      ...(userAgent ? { userAgent: userAgent.slice(0, 512) } : {}),
-      ...(remoteAddress ? { remoteAddress } : {}),
-    },
-    recorded: false,
-    async record() {
-      if (!auditor?.enabled || trail.recorded) return;
-      await auditor.request(trail.request);
-      trail.recorded = true;
-    },
-  };
-  return trail;
-}
-
-/** The caller's address: the socket's locally, API Gateway's sourceIp under Lambda. */
-function remoteAddressOf(c: Context): string | undefined {
-  const env = c.env as
-    | {
-        incoming?: { socket?: { remoteAddress?: string } };
-        event?: { requestContext?: { http?: { sourceIp?: string }; identity?: { sourceIp?: string } } };
-      }
-    | undefined;
-  return (
-    env?.incoming?.socket?.remoteAddress ?? env?.event?.requestContext?.http?.sourceIp ?? env?.event?.requestContext?.identity?.sourceIp
-  );
-}
-
-/** The request record if no handler ran (a refusal, a miss), then the response record; a 500 if neither could be written. */
-async function writeAudit(c: Context, scope: RequestScope, renderer: Renderer, auditor: Auditor): Promise<void> {
-  const trail = scope.audit;
-  try {
-    if (!trail.recorded) await auditor.request(trail.request);
-    trail.recorded = true;
-    await auditor.response(trail.request, trail.response ?? { status: c.res.status }, trail.error);
-  } catch (e) {
-    const err = httpErrorOf(e);
-    logError('audit-fault', scope.log, err.cause ?? err);
-    c.res = await renderer.error(err, scope);
-  }
 }
 
 /**
@@ -210,9 +88,4 @@ function honoSegment(seg: string): string {
 /** Every path parameter of the matched route, decoded (see routingPath). */
 export function paramsOf(c: Context): Record<string, string> {
   return c.req.param() as Record<string, string>;
-}
-
-/** The matched request's path after `/v1/`, decoded (a matched request always decodes). */
-export function fullPath(scope: RequestScope): string {
-  return scope.path ?? '';
 }

@@ -30,7 +30,7 @@ export interface ApiOptions {
 /** Vault's error envelope; a miss under a known prefix is an unsupported path. */
 function envelopeRenderer(prefixes: string[]): Renderer {
   return {
-    error: (err, scope) => errorResponse(err.status, err.messages, scope.pretty, scope.id),
+    error: (err, c) => errorResponse(err.status, err.messages, c.get('scope').pretty, c.get('scope').id),
     notFound: (path) =>
       new NotFound(
         prefixes.some((p) => path === p || path.startsWith(p + '/'))
@@ -52,7 +52,7 @@ export function createVaultApi(options: ApiOptions): Hono {
 /** A new call: what the route and the front door know before the pipeline starts. */
 function newCall(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Call {
   const scope = c.get('scope');
-  const audit = scope.audit;
+  const audit = c.get('audit');
   scope.log.mount = set.mount.path;
   scope.log.path = `${set.prefix}/${spec.pattern}`;
   audit.request.mountType = set.mount.type;
@@ -81,6 +81,6 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   await authorize(call);
   validate(call);
   const answer = await wrap(call, await run(call));
-  if (call.scope.auditing) call.audit.response = auditResponse(answer, set.mount);
+  if (call.audit.enabled) call.audit.response = auditResponse(answer, set.mount);
   return render(call, answer);
 }

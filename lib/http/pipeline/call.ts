@@ -7,7 +7,8 @@ import type { Context } from 'hono';
 import type { Deps } from '../../deps';
 import type { Partition } from '../../store/store';
 import type { OpName, Principal, WrapInfo } from '../../types';
-import type { AuditTrail, RequestScope } from '../front-door';
+import type { AuditTrail } from '../middleware/audit-trail';
+import type { RequestScope } from '../middleware/request-scope';
 import type { PathSpec, Result, RouteSet } from '../path';
 
 export interface Call {
