@@ -24,6 +24,7 @@ import { Policies } from './sys/policies';
 import { Tokens } from './sys/tokens';
 import type { Deps } from './deps';
 import './sys/services';
+import { SecretLeases } from './sys/secret-leases';
 import { wrapResponse } from './sys/wrapping';
 
 export interface DepsParts {
@@ -58,6 +59,7 @@ export function createDeps(parts: DepsParts): Deps {
     authorizer: new TokenAuthorizer(tokens, policies),
     audit: new Auditor(auditDevices(env.audit), new AuditHasher(sys, sealer), now),
     wrapping: { wrap: (request) => wrapResponse(deps, request) },
+    secrets: (place) => new SecretLeases(leases, place),
     now,
   };
   return deps;

@@ -34,7 +34,15 @@ export interface ReqContext {
   contentType?: string;
   /** The whole request input (body of a write, query of a read), declared or not, on a path declared `takesArbitraryInput`. */
   input?: Record<string, unknown>;
+  /**
+   * The leases of this request's secret, made under its mount and path and owned by its caller:
+   * for a secret that must not exist without a lease (write-ahead). Otherwise return `secret`.
+   */
+  secrets: ReturnType<Deps['secrets']>;
 }
+
+/** A secret the answer hands out: the edge makes its lease after the handler and renders lease_id, lease_duration, renewable. */
+export type Secret = Parameters<ReturnType<Deps['secrets']>['grant']>[0];
 
 export interface Req<F extends Fields = Fields> extends ReqContext {
   data: FieldValues<F>;
@@ -53,6 +61,8 @@ export interface Result {
   auth?: Record<string, unknown>;
   /** Overrides the status (e.g. 202). */
   status?: number;
+  /** The secret the answer hands out, for the edge to lease (Vault's `Secret.Response`); an answer with `lease` has one already. */
+  secret?: Secret;
   /**
    * A non-envelope response (PEM text, DER bytes, a reference-shaped JSON), of any content type;
    * without `contentType`, the one media type the path declares it `answers`.

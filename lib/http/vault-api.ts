@@ -1,7 +1,7 @@
 /**
  * The Vault-style API on the front door (front-door.ts): sys, the auth methods and every engine
  * serve their declared paths here, in Vault's envelope. A request goes through the pipeline of
- * lib/http/pipeline/: decode → authorize → validate → run → wrap → render, each a function over
+ * lib/http/pipeline/: decode → authorize → validate → run → lease → wrap → render, each a function over
  * one record of the call; the audit log's response record is taken from the answer before it is
  * rendered.
  */
@@ -15,6 +15,7 @@ import { auditResponse } from './pipeline/audit-response';
 import { authorize } from './pipeline/authorize';
 import type { Call } from './pipeline/call';
 import { decode } from './pipeline/decode';
+import { lease } from './pipeline/lease';
 import { render } from './pipeline/render';
 import { run } from './pipeline/run';
 import { validate } from './pipeline/validate';
@@ -80,7 +81,7 @@ async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Pro
   await decode(call);
   await authorize(call);
   validate(call);
-  const answer = await wrap(call, await run(call));
+  const answer = await wrap(call, await lease(call, await run(call)));
   if (call.audit.enabled) call.audit.response = auditResponse(answer, set.mount);
   return render(call, answer);
 }

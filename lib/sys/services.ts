@@ -5,6 +5,7 @@
  */
 import type { Leases, RevokerRegistry } from './leases';
 import type { Policies } from './policies';
+import type { LeasePlace, SecretLeases } from './secret-leases';
 import type { Tokens } from './tokens';
 
 declare module '../deps' {
@@ -13,5 +14,7 @@ declare module '../deps' {
     policies: Policies;
     leases: Leases;
     revokers: RevokerRegistry;
+    /** The leases of a request's secret, under its mount and path, owned by its caller (secret-leases.ts). */
+    secrets(place: LeasePlace): SecretLeases;
   }
 }

@@ -6,6 +6,7 @@
 import type { Req, Result } from '../path';
 import { requestedWrapTtl } from '../wrap-ttl';
 import type { Call } from './call';
+import { secretsOf } from './lease';
 
 /** The request as the handler sees it. */
 export function handlerRequest(call: Call): Req {
@@ -20,6 +21,7 @@ export function handlerRequest(call: Call): Req {
     requestId: scope.id,
     headers: request.headers,
     deps: call.deps,
+    secrets: secretsOf(call),
     ...(call.principal ? { principal: call.principal } : {}),
     ...(call.token ? { token: call.token } : {}),
     ...(request.method === 'HEAD' ? { head: true } : {}),
