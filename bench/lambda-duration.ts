@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { readEnvironment } from '../lib/config';
 import { depsFromEnvironment } from '../lib/composition';
 import { setLogLevel } from '../lib/log';
-import { createSysApp } from '../lib/sys/app';
+import { sysFunctionApp } from '../lib/sys-function';
 import { httpEvent, type HttpApiEventV2 } from '../test/helpers/apigw';
 import { RUNNER_CONTEXT, buildFunctions, bundle, coldStart, initialisedTable, median, round } from './bundle';
 
@@ -160,7 +160,7 @@ function catalogPlan(root: string, reader: string, n: number): Plan {
 
 /** The two bench policies, and a token holding each, through the sys API (as a client makes them). */
 async function benchTokens(env: NodeJS.ProcessEnv, root: string): Promise<{ issuer: string; reader: string }> {
-  const sys = createSysApp(depsFromEnvironment(readEnvironment(env)));
+  const sys = sysFunctionApp(depsFromEnvironment(readEnvironment(env)));
   const send = async (method: string, path: string, body: object) => {
     const r = await sys.request(`http://localhost/v1/${path}`, {
       method,

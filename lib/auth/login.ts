@@ -8,7 +8,7 @@ import { authBlock } from '../sys/paths/token-shapes';
 import { calculateTtl } from '../sys/token-ttl';
 import { NO_ROOT_TOKENS } from '../sys/tokens';
 import { InvalidInput } from '../domain-errors';
-import type { AuthMount } from './mounts';
+import type { AuthMount } from '../auth-mounts';
 import type { TokenSettings } from './token-fields';
 
 export interface LoginGrant {

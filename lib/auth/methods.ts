@@ -4,7 +4,7 @@ import { approleMethod } from './approle/method';
 import { awsMethod } from './aws/method';
 import { jwtMethod } from './jwt/method';
 import type { AuthMethodModule } from './method';
-import { AUTH_MOUNTS, type AuthMount } from './mounts';
+import { AUTH_MOUNTS, type AuthMount } from '../auth-mounts';
 
 export const AUTH_METHODS: readonly AuthMethodModule[] = [approleMethod, awsMethod, jwtMethod];
 

@@ -16,7 +16,7 @@ export const catalogRouter = createRouter([
   ...statusRoutes,
 ]);
 
-/** Prefixes `kv`, `catalog`, `agent`, `health`, `status`, for `createSysApp(deps, ...)`. */
+/** Prefixes `kv`, `catalog`, `agent`, `health`, `status`, for the sys OpenAPI document (`sysFunctionApp(deps, ...)`). */
 export function catalogRouteSets(): RouteSet[] {
   return catalogRouter.routeSets();
 }

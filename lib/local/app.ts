@@ -12,7 +12,7 @@ import type { Deps } from '../deps';
 import { createEngineApp, engineRoutes, type EngineModule } from '../engines';
 import { decodedPath } from '../http/request-path';
 import { functionFor } from '../routing';
-import { createSysApp } from '../sys/app';
+import { sysFunctionApp } from '../sys-function';
 
 export interface LocalAppOptions {
   /** The catalog's settings; default the deployed ones (closed). The local server passes its open overlay. */
@@ -20,7 +20,7 @@ export interface LocalAppOptions {
 }
 
 export function localApp(deps: Deps, engines: EngineModule[], options: LocalAppOptions = {}): Hono {
-  const sys = createSysApp(deps, async () => [...engineRoutes(deps.mounts, engines), ...catalogRouteSets()]);
+  const sys = sysFunctionApp(deps, async () => [...engineRoutes(deps.mounts, engines), ...catalogRouteSets()]);
   const apps = new Map<string, Hono>([['sys', sys]]);
   for (const e of engines) apps.set(e.type, createEngineApp(e, deps));
   apps.set('catalog', createCatalogApp(deps, options.catalog));

@@ -1,5 +1,4 @@
 /** The sys function: health, init, mounts, policies, tokens, leases, OpenAPI. */
-import { authRoutes } from '../auth/methods';
 import type { Deps } from '../deps';
 import type { RouteSet } from '../http/path';
 import { createVaultApi } from '../http/vault-api';
@@ -16,13 +15,24 @@ import { wrappingPaths } from './paths/wrapping';
 
 const fixed = (path: string): MountRef => ({ path, type: 'system', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
 
-export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>, remotePaths?: () => Promise<Record<string, unknown>>): RouteSet[] {
+/** What the sys function serves besides its own paths, wired in by the composition (lib/sys-function.ts). */
+export interface SysOptions {
+  /** The auth method mounts' route sets (lib/auth/methods.ts), served under auth/<path>. */
+  auth?: RouteSet[];
+  /** For the OpenAPI document: the other functions' paths, in-process. */
+  engineRoutes?: () => Promise<RouteSet[]>;
+  /** For the OpenAPI document: the other functions' paths, asked of the deployed functions. */
+  remotePaths?: () => Promise<Record<string, unknown>>;
+}
+
+export function sysRoutes(options: SysOptions = {}): RouteSet[] {
+  const engineRoutes = options.engineRoutes ?? (async () => []);
   const own: RouteSet[] = [
     {
       prefix: 'sys',
       mount: fixed('sys'),
       paths: [
-        ...systemPaths(async () => [...own, ...(await engineRoutes())], remotePaths),
+        ...systemPaths(async () => [...own, ...(await engineRoutes())], options.remotePaths),
         ...policyPaths,
         ...leasePaths,
         ...mountPaths,
@@ -33,19 +43,12 @@ export function sysRoutes(engineRoutes: () => Promise<RouteSet[]>, remotePaths?:
       ],
     },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
-    ...authRoutes(),
+    ...(options.auth ?? []),
   ];
   return own;
 }
 
-/**
- * `engineRoutes` (in-process) and `remotePaths` (asked of the deployed functions) feed the
- * OpenAPI document with the other functions' paths, on demand.
- */
-export function createSysApp(
-  deps: Deps,
-  engineRoutes: () => Promise<RouteSet[]> = async () => [],
-  remotePaths?: () => Promise<Record<string, unknown>>,
-) {
-  return createVaultApi({ name: 'sys', deps, routes: sysRoutes(engineRoutes, remotePaths) });
+/** The sys app with what `options` wires in (lib/sys-function.ts gives it this build's auth methods). */
+export function createSysApp(deps: Deps, options: SysOptions = {}) {
+  return createVaultApi({ name: 'sys', deps, routes: sysRoutes(options) });
 }

@@ -11,7 +11,7 @@ import { f } from '../../lib/http/fields';
 import { definePath } from '../../lib/http/path';
 import { engineFunction } from '../../lib/lambda';
 import { remoteOpenApiPaths, useRemoteRevokers } from '../../lib/remote-engines';
-import { createSysApp } from '../../lib/sys/app';
+import { sysFunctionApp } from '../../lib/sys-function';
 import { sweep } from '../../lib/sys/sweeper';
 import { startLambdaFake, type LambdaFake } from '../fakes/lambda-server';
 import { call, createTestService, type TestService } from '../helpers/service';
@@ -37,7 +37,7 @@ const testEngine: EngineModule = {
 let svc: TestService;
 let fake: LambdaFake;
 let invoker: LambdaInvoker;
-let sysApp: ReturnType<typeof createSysApp>;
+let sysApp: ReturnType<typeof sysFunctionApp>;
 
 beforeAll(async () => {
   svc = await createTestService();
@@ -45,7 +45,7 @@ beforeAll(async () => {
   invoker = new LambdaInvoker('us-east-1', fake.endpoint, () => fake.credentials);
   const names = { pki: 'latchkey-test-pki' };
   useRemoteRevokers(svc.deps, names, invoker);
-  sysApp = createSysApp(
+  sysApp = sysFunctionApp(
     svc.deps,
     async () => [],
     () => remoteOpenApiPaths(names, invoker),

@@ -14,7 +14,7 @@ import { createDeps } from '../../lib/composition';
 import type { Deps } from '../../lib/deps';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
 import { sysFunction } from '../../lib/lambda';
-import { createSysApp } from '../../lib/sys/app';
+import { sysFunctionApp } from '../../lib/sys-function';
 import { parseAdminArgs, runAdmin } from '../../scripts/admin';
 import { startLambdaFake, type LambdaFake } from '../fakes/lambda-server';
 import { call } from '../helpers/service';
@@ -23,13 +23,13 @@ import { createTestStore } from '../helpers/store';
 const ROOT = join(import.meta.dirname, '..', '..');
 const SYS = 'latchkey-dev-sys';
 let deps: Deps;
-let app: ReturnType<typeof createSysApp>;
+let app: ReturnType<typeof sysFunctionApp>;
 let fake: LambdaFake;
 
 beforeAll(async () => {
   const { store } = await createTestStore();
   deps = createDeps({ store, wrapper: new LocalKeyWrapper(randomBytes(32)) });
-  app = createSysApp(deps);
+  app = sysFunctionApp(deps);
   fake = await startLambdaFake({ [SYS]: sysFunction(app, deps) as (e: unknown) => Promise<unknown> });
 });
 afterAll(() => fake?.close());

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntry, catalogSettings } from '../../lib/catalog/settings';
 import { depsFromEnvironment } from '../../lib/composition';
 import { startLocal, type LocalService } from '../../lib/local/service';
-import { createSysApp } from '../../lib/sys/app';
+import { sysFunctionApp } from '../../lib/sys-function';
 import { initialize } from '../../lib/sys/init';
 import { asLambdaEvent, httpEvent, lambdaContext, type HttpEventOptions } from '../helpers/apigw';
 import { lambdaEnvironment, type LambdaEnvironment } from '../helpers/lambda-env';
@@ -91,7 +91,7 @@ describe('the packaged catalog bundle, run with no Lambda variable set', () => {
     // The same table, initialised as an operator would; a token whose policy names the key.
     const deps = depsFromEnvironment();
     const root = (await initialize(deps)).rootToken;
-    const sys = createSysApp(deps);
+    const sys = sysFunctionApp(deps);
     const policy = { path: { 'catalog/kv/app/*': { capabilities: ['create', 'update', 'read'] } } };
     expect((await call(sys, 'PUT', '/v1/sys/policy/app', { token: root, body: { policy: JSON.stringify(policy) } })).status).toBe(204);
     const token = (await call(sys, 'POST', '/v1/auth/token/create', { token: root, body: { policies: ['app'] } })).json!.auth

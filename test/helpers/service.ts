@@ -7,7 +7,7 @@ import { parseAuditDevices, readEnvironment, type Mount } from '../../lib/config
 import type { EngineModule } from '../../lib/engines';
 import { localApp } from '../../lib/local/app';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
-import { createSysApp } from '../../lib/sys/app';
+import { sysFunctionApp } from '../../lib/sys-function';
 import { initialize } from '../../lib/sys/init';
 import { createTestStore } from './store';
 
@@ -47,7 +47,7 @@ export async function createTestService(options: TestServiceOptions = {}): Promi
   const engines = options.engines ?? [];
   for (const e of engines) if (e.revoker) deps.revokers.set(e.type, e.revoker(deps));
   const { rootToken } = await initialize(deps);
-  const app = engines.length ? localApp(deps, engines) : createSysApp(deps);
+  const app = engines.length ? localApp(deps, engines) : sysFunctionApp(deps);
   return { deps, app, root: rootToken, table, client };
 }
 

@@ -3,7 +3,7 @@
  * (the `auth` section of infra/mounts.json), so enabling, disabling and tuning are refused (405).
  */
 import { createHash } from 'node:crypto';
-import { AUTH_MOUNTS, TOKEN_AUTH_ACCESSOR } from '../../auth/mounts';
+import { AUTH_MOUNTS, TOKEN_AUTH_ACCESSOR } from '../../auth-mounts';
 import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from '../../config';
 import { HttpError, NotFound } from '../../errors';
 import { f } from '../../http/fields';

@@ -18,7 +18,7 @@ import { catalogRouteSets } from '../../../lib/catalog/routes';
 import { parseCatalogSettings } from '../../../lib/catalog/settings';
 import { setLogLevel } from '../../../lib/log';
 import { functionFor } from '../../../lib/routing';
-import { createSysApp } from '../../../lib/sys/app';
+import { sysFunctionApp } from '../../../lib/sys-function';
 import { call, createTestService } from '../../helpers/service';
 
 const FUZZER = resolve(import.meta.dirname, '../../../../shared/tools/fuzz.mjs');
@@ -27,7 +27,7 @@ const acl = process.argv.includes('--acl');
 const args = process.argv.slice(2).filter((a) => a !== '--acl');
 
 const svc = await createTestService();
-const sys = createSysApp(svc.deps, async () => catalogRouteSets());
+const sys = sysFunctionApp(svc.deps, async () => catalogRouteSets());
 const deny = { capabilities: ['deny'] };
 const policy = {
   path: {

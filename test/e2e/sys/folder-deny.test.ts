@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOUNTS } from '../../../lib/config';
 import { ENGINES } from '../../../lib/engine-list';
 import { engineRoutes } from '../../../lib/engines';
+import { authRoutes } from '../../../lib/auth/methods';
 import { sysRoutes } from '../../../lib/sys/app';
 import { call } from '../../helpers/service';
 import { spellingBench, type SpellingBench } from '../http/spelling-bench';
@@ -146,7 +147,7 @@ function patternTest(pattern: string): RegExp {
 
 describe('a deny on <folder>/* hides the listing of every listable folder', () => {
   it('the cases below cover every declared list operation', () => {
-    const sets = [...sysRoutes(async () => []), ...engineRoutes(MOUNTS, ENGINES)];
+    const sets = [...sysRoutes({ auth: authRoutes() }), ...engineRoutes(MOUNTS, ENGINES)];
     const declared = sets.flatMap((set) => set.paths.filter((p) => p.operations.list).map((p) => `${set.prefix}/${p.pattern}`));
     expect(declared.length).toBeGreaterThan(15);
     const uncovered = declared.filter((d) => !FOLDERS.some((f) => patternTest(d).test(f.folder.slice(0, -1))));

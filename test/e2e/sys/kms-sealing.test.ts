@@ -6,7 +6,7 @@ import { readEnvironment } from '../../../lib/config';
 import { createDeps, kmsApi } from '../../../lib/composition';
 import { KmsKeyWrapper } from '../../../lib/keys/kms-key';
 import { sdkKmsApi } from '../../../lib/keys/kms-sdk-api';
-import { createSysApp } from '../../../lib/sys/app';
+import { sysFunctionApp } from '../../../lib/sys-function';
 import { initialize } from '../../../lib/sys/init';
 import { startKmsFake, type KmsFake } from '../../fakes/kms-server';
 import { call } from '../../helpers/service';
@@ -39,7 +39,7 @@ describe('sealing with KMS', () => {
     fake.calls.length = 0;
     const lean = kmsApi({ ...env, kmsEndpoint: fake.endpoint }, () => fake.credentials);
     const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: lean, keyId }) });
-    const r = await call(createSysApp(cold), 'GET', '/v1/auth/token/lookup-self', { token: rootToken });
+    const r = await call(sysFunctionApp(cold), 'GET', '/v1/auth/token/lookup-self', { token: rootToken });
     expect(r.status).toBe(200);
     expect(fake.calls.filter((c) => c.operation === 'Decrypt')).toHaveLength(1);
 
@@ -64,7 +64,7 @@ describe('sealing with KMS', () => {
     const { rootToken } = await initialize(deps);
     const cold = createDeps({ env, store, wrapper: new KmsKeyWrapper({ api: sdkKmsApi(kms), keyId }) });
     fake.failNext('Decrypt', 'KMSInternalException', { count: 10 });
-    const r = await call(createSysApp(cold), 'GET', '/v1/auth/token/lookup-self', { token: rootToken });
+    const r = await call(sysFunctionApp(cold), 'GET', '/v1/auth/token/lookup-self', { token: rootToken });
     fake.clearFaults();
     expect(r.status).toBe(500);
     expect(r.json).toEqual({ errors: ['internal error'] });

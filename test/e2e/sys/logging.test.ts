@@ -63,8 +63,8 @@ describe('request logs', () => {
     const lines = captureLogs();
     const policies: typeof svc.deps.policies = Object.create(svc.deps.policies);
     policies.list = () => Promise.reject(new Error('disk on fire'));
-    const { createSysApp } = await import('../../../lib/sys/app');
-    const r = await call(createSysApp({ ...svc.deps, policies }), 'LIST', '/v1/sys/policy', { token: svc.root });
+    const { sysFunctionApp } = await import('../../../lib/sys-function');
+    const r = await call(sysFunctionApp({ ...svc.deps, policies }), 'LIST', '/v1/sys/policy', { token: svc.root });
     setLogLevel('silent');
     expect(r.status).toBe(500);
     expect(r.json).toEqual({ errors: ['internal error'] });

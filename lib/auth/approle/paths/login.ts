@@ -4,7 +4,7 @@ import { f } from '../../../http/fields';
 import { definePath } from '../../../http/path';
 import { unmapped } from '../../../sys/token-principal';
 import { issueLoginToken } from '../../login';
-import type { AuthMount } from '../../mounts';
+import type { AuthMount } from '../../../auth-mounts';
 import { roleOfRoleId } from '../roles';
 import { checkAddress, spendSecretId } from '../secret-ids';
 import { approleStore } from './role-access';

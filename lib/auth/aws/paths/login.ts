@@ -3,7 +3,7 @@ import { BadRequest, HttpError } from '../../../errors';
 import { f } from '../../../http/fields';
 import { definePath } from '../../../http/path';
 import { issueLoginToken } from '../../login';
-import type { AuthMount } from '../../mounts';
+import type { AuthMount } from '../../../auth-mounts';
 import { iamLogin } from '../login';
 import { AwsAuthStore, DEFAULT_CLIENT_CONFIG } from '../store';
 import { StsUnreachable } from '../sts-call';

@@ -6,7 +6,7 @@ import { f } from '../../../http/fields';
 import { definePath } from '../../../http/path';
 import { ipInBlocks } from '../../../net/cidr';
 import { issueLoginToken } from '../../login';
-import type { AuthMount } from '../../mounts';
+import type { AuthMount } from '../../../auth-mounts';
 import { keySourceOf } from '../config';
 import { JwtStore } from '../jwt-store';
 import { cachedVerifier } from '../keys';

@@ -5,9 +5,9 @@
  * templates name (`{{identity.entity.aliases.<accessor>.name}}`).
  */
 import { createHash } from 'node:crypto';
-import mountsFile from '../../infra/mounts.json';
-import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from '../config';
-import type { MountRef } from '../types';
+import mountsFile from '../infra/mounts.json';
+import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from './config';
+import type { MountRef } from './types';
 
 export const AUTH_TYPES = ['approle', 'aws', 'jwt'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
