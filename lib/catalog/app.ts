@@ -5,6 +5,7 @@
  * (raw bodies, `true`/`false` answers, plain-text errors, index headers, blocking reads).
  */
 import type { Context, Hono } from 'hono';
+import type { AuditResponse } from '../audit/auditor';
 import type { Deps } from '../deps';
 import { BODY_LIMIT } from '../config';
 import { HttpError, NotFound, PayloadTooLarge } from '../errors';
@@ -77,7 +78,7 @@ export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSe
     deps.audit,
   );
   for (const r of catalogRouter.routes) {
-    route(app, r.prefix, r.pattern, (c) => serve(c, r, parts, catalogState(c)));
+    route(app, r.prefix, r.pattern, (c) => serveCatalog(c, r, parts, catalogState(c)));
   }
   return app;
 }
@@ -96,48 +97,57 @@ const METHODS: Record<string, Method> = { GET: 'GET', HEAD: 'GET', PUT: 'PUT', P
 
 const OPERATION: Record<Method, string> = { GET: 'read', PUT: 'update', DELETE: 'delete' };
 
-async function serve(c: Context, route: CatalogRoute, parts: Parts, state: CatalogState): Promise<Response> {
-  const scope = c.get('scope');
-  const req = c.req.raw;
-  scope.log.path = `${route.prefix}/${route.pattern}`;
-  const trail = c.get('audit');
-  const audit = trail.request;
-  audit.mountType = 'catalog';
-  audit.mountPoint = `${route.prefix}/`;
-  const method = req.method === 'POST' && route.putOnly ? undefined : METHODS[req.method];
+/** The method's handler and the operation the audit log names, or 405 (POST on a PUT-only route included). */
+function handlerFor(c: Context, route: CatalogRoute): { method: Method; handler: NonNullable<CatalogRoute['methods'][Method]> } {
+  const requested = c.req.method;
+  const method = requested === 'POST' && route.putOnly ? undefined : METHODS[requested];
   const handler = method && route.methods[method];
-  if (!method || !handler) throw new HttpError(405, [`method ${req.method} not allowed`]);
-  audit.operation = OPERATION[method];
-  const query = Object.fromEntries([...scope.url.searchParams].filter(([k]) => k !== 'token'));
+  if (!method || !handler) throw new HttpError(405, [`method ${requested} not allowed`]);
+  return { method, handler };
+}
+
+/**
+ * The request's input, recorded as it comes: the query (no `token`), the token, and a write's
+ * body, read here, bounded by the largest any route takes, so the request record holds it (as
+ * an HMAC) before the handler acts; each route then applies its own limit.
+ */
+async function readInput(c: Context, method: Method, settings: CatalogConfig): Promise<{ token?: string; body: Uint8Array }> {
+  const { url } = c.get('scope');
+  const audit = c.get('audit').request;
+  const query = Object.fromEntries([...url.searchParams].filter(([k]) => k !== 'token'));
   audit.data = query;
-  checkQuery(scope.url.searchParams, parts.settings);
-  const token = catalogToken(req.headers, scope.url.searchParams);
+  checkQuery(url.searchParams, settings);
+  const token = catalogToken(c.req.raw.headers, url.searchParams);
   if (token) audit.clientToken = token;
-  // A write's body is read here, bounded by the largest any route takes, so the request record
-  // holds it (as an HMAC) before the handler acts; each route then applies its own limit.
-  const body = method === 'GET' ? new Uint8Array() : await readRawBody(req, MAX_BODY);
+  const body = method === 'GET' ? new Uint8Array() : await readRawBody(c.req.raw, MAX_BODY);
   if (body.length) audit.data = { ...query, http_raw_body: body };
+  return { ...(token ? { token } : {}), body };
+}
+
+/** What the audit log records of a reply, taken from it before it is rendered. */
+function auditOf(reply: CatalogReply): AuditResponse {
+  return reply.raw
+    ? { status: reply.status ?? 200, raw: { body: reply.raw.bytes, contentType: reply.raw.contentType } }
+    : { status: reply.status ?? 200, ...(reply.json !== undefined ? { data: reply.json } : {}) };
+}
+
+async function serveCatalog(c: Context, route: CatalogRoute, parts: Parts, state: CatalogState): Promise<Response> {
+  const scope = c.get('scope');
+  const trail = c.get('audit');
+  scope.log.path = `${route.prefix}/${route.pattern}`;
+  trail.request.mountType = 'catalog';
+  trail.request.mountPoint = `${route.prefix}/`;
+  const { method, handler } = handlerFor(c, route);
+  trail.request.operation = OPERATION[method];
+  const { token, body } = await readInput(c, method, parts.settings);
   const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
   await trail.record();
-  const reply = await run(
-    scope.url,
-    { route, params: paramsOf(c), name: scope.log.path as string },
-    method,
-    handler,
-    parts,
-    access,
-    state,
-    body,
-    req.signal,
-  );
+  const hit = { route, params: paramsOf(c), name: scope.log.path as string };
+  const reply = await run(scope.url, hit, method, handler, parts, access, state, body, c.req.raw.signal);
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();
-  if (trail.enabled) {
-    trail.response = reply.raw
-      ? { status: reply.status ?? 200, raw: { body: reply.raw.bytes, contentType: reply.raw.contentType } }
-      : { status: reply.status ?? 200, ...(reply.json !== undefined ? { data: reply.json } : {}) };
-  }
+  if (trail.enabled) trail.response = auditOf(reply);
   return replyResponse(reply, scope.pretty, headersOf(parts, state, scope.id));
 }
 

@@ -45,7 +45,7 @@ export function createVaultApi(options: ApiOptions): Hono {
   const app = frontDoor(options.name, envelopeRenderer(options.routes.map((r) => r.prefix)), options.deps.audit);
   // Longest prefix first, so "auth/token" wins over a hypothetical "auth"; paths as declared.
   for (const set of [...options.routes].sort((a, b) => b.prefix.length - a.prefix.length)) {
-    for (const spec of set.paths) route(app, set.prefix, spec.pattern, (c) => serve(c, set, spec, options.deps));
+    for (const spec of set.paths) route(app, set.prefix, spec.pattern, (c) => pipeline(c, set, spec, options.deps));
   }
   return app;
 }
@@ -76,7 +76,8 @@ function newCall(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Call {
   };
 }
 
-async function serve(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Promise<Response> {
+/** The pipeline, step by step, for one request to a declared path. */
+async function pipeline(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Promise<Response> {
   const call = newCall(c, set, spec, deps);
   await decode(call);
   await authorize(call);
