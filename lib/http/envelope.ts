@@ -31,24 +31,6 @@ export function wrappedEnvelope(requestId: string, info: WrapInfo, warnings: str
   return { ...envelope(requestId, {}, warnings), wrap_info: info };
 }
 
-/**
- * Results whose data also goes at the top level of the answer, as the reference server answers
- * some sys paths (sys/mounts*, sys/policy*, sys/capabilities-self) for clients that read the old
- * shape. Rendered by lib/http/wrap-response.ts; a wrapped or unwrapped answer has the envelope only.
- */
-const topLevel = new WeakSet<Result>();
-
-export function withTopLevelData(result: Result): Result {
-  topLevel.add(result);
-  return result;
-}
-
-/** The answer for a result marked by withTopLevelData, or undefined. */
-export function topLevelBody(requestId: string, result: Result, warnings: string[]): Record<string, unknown> | undefined {
-  if (!topLevel.has(result) || !result.data) return undefined;
-  return { ...envelope(requestId, result, warnings), ...result.data };
-}
-
 export function jsonText(value: unknown, pretty: boolean): string {
   return pretty ? JSON.stringify(value, null, 4) + '\n' : JSON.stringify(value);
 }
