@@ -14,7 +14,7 @@ import { buildCsr } from './der/csr';
 import { subjectAltName } from './der/extensions';
 import { encodeName, type Subject } from './der/name';
 import { PkiStore } from './pki-store';
-import { loadIssuer, openSigner, readCa, sealKey, writeCa } from './issuer';
+import { loadIssuer, openSigner, readCa, sealKey, writeCa, type Issuer } from './issuer';
 import { checkKeyParams } from './key-params';
 import { openManagedSigner, resolveManagedKey } from './managed-keys';
 import { parseCertificate, type ParsedCsr } from './parse';
@@ -178,24 +178,9 @@ export async function signIntermediate(
   if (!useCsrValues && !r.commonName) throw new InvalidInput('the common_name field is required');
   const pathLen = r.maxPathLength < 0 && issuer.cert.pathLen !== undefined ? issuer.cert.pathLen - 1 : r.maxPathLength;
   const subject = useCsrValues ? csr.subjectDer : encodeName(caSubject(r));
-  const names = useCsrValues
-    ? { ...r, commonName: '', altNames: [...csr.sans.dns, ...csr.sans.email], ipSans: csr.sans.ip, uriSans: csr.sans.uri, otherSans: [] }
-    : r;
-  const signer = {
-    subjectDer: issuer.cert.subjectDer,
-    keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki),
-    signer: issuer.signer,
-  };
-  const built = await caCertificate(
-    deps,
-    part,
-    { ...r, ...names },
-    csr.spki,
-    subject,
-    signer,
-    { mountDefaultTtl: 0, mountMaxTtl: maxTtl },
-    pathLen,
-  );
+  const limits = { mountDefaultTtl: 0, mountMaxTtl: maxTtl };
+  const request = useCsrValues ? withCsrNames(r, csr) : { ...r };
+  const built = await caCertificate(deps, part, request, csr.spki, subject, issuingWith(issuer), limits, pathLen);
   const { notAfter, warnings } = built;
   await storeCertificate(part, built.serial, built.der, notAfter);
   return {
@@ -205,6 +190,27 @@ export async function signIntermediate(
     issuingCa: issuer.record.certificate,
     caChain: [issuer.record.certificate, ...issuer.record.chain],
     warnings,
+  };
+}
+
+/** use_csr_values: the CSR's SANs in place of the request's names, and no common name of the request's. */
+function withCsrNames(r: CaRequest, csr: ParsedCsr): CaRequest {
+  return {
+    ...r,
+    commonName: '',
+    altNames: [...csr.sans.dns, ...csr.sans.email],
+    ipSans: csr.sans.ip,
+    uriSans: csr.sans.uri,
+    otherSans: [],
+  };
+}
+
+/** The mount's CA as the issuer of a certificate it signs: its subject, key identifier and signer. */
+function issuingWith(issuer: Issuer): { subjectDer: Buffer; keyId: Buffer; signer: Signer } {
+  return {
+    subjectDer: issuer.cert.subjectDer,
+    keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki),
+    signer: issuer.signer,
   };
 }
 

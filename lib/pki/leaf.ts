@@ -5,40 +5,25 @@
  */
 import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
-import { signatureAlgorithm, type KeyType } from '../keys/signer';
 import type { Partition } from '../store/store';
-import { storeCertificate } from './certs';
-import { buildCertificate } from './der/certificate';
 import { encodeName, type Subject } from './der/name';
 import { loadIssuer, type Issuer } from './issuer';
 import { checkCsrKey, checkKeyParams } from './key-params';
+import { buildAndSign, finish, validityFor, type Build, type LeafResult, type MountLimits, type Validity } from './leaf-sign';
 import { checkIpSans, checkNames, checkOtherSans, checkSerialNumber, checkUriSans } from './names';
 import type { ParsedCsr } from './parse';
-import { altNamesOf, gatherNames, type NameRequest, type Names } from './request-names';
-import type { CertOutput } from './response';
+import { gatherNames, type NameRequest, type Names } from './request-names';
 import type { Role } from './role';
-import { randomSerial } from './serial';
-import { leafExtensions, withRequested, type RequestedExtension } from './template';
-import { resolveNotAfter } from './ttl';
 import { onePem } from './pem';
-import { newIssuedKey, type IssuedKey } from './public-key';
-import { PkiStore } from './pki-store';
+import { newIssuedKey } from './public-key';
+
+export type { LeafResult, MountLimits } from './leaf-sign';
 
 export interface LeafRequest extends NameRequest {
   ttl?: number | undefined;
   notAfter?: string | undefined;
   /** The subject serialNumber attribute. */
   serialNumber: string;
-}
-
-export interface LeafResult extends CertOutput {
-  warnings: string[];
-  stored: boolean;
-}
-
-export interface MountLimits {
-  defaultLeaseTtl: number;
-  maxLeaseTtl: number;
 }
 
 function checkRoleNames(role: Role, n: Names, serialNumber: string): void {
@@ -73,28 +58,6 @@ function roleKeyUsages(role: Role): { ku: string[]; eku: string[] } {
   return { ku: role.keyUsage, eku };
 }
 
-/** The certificate's NotAfter (and warnings) for the moment it is signed. */
-type Validity = (now: number) => { notAfter: number; warnings: string[] };
-
-interface Build {
-  issuer: Issuer;
-  spki: Buffer;
-  keyType: KeyType;
-  subject: Buffer;
-  emptySubject: boolean;
-  names: Names;
-  validity: Validity;
-  notBeforeDuration: number;
-  keyUsage: string[];
-  extKeyUsage: string[];
-  extKeyUsageOids: string[];
-  policyIdentifiers: string[];
-  basicConstraintsValidForNonCa: boolean;
-  signatureBits: number;
-  /** Extensions copied from the CSR (sign-verbatim only). */
-  requestedExtensions: RequestedExtension[];
-}
-
 /**
  * What issue and sign take from the role, around the certificate's own parts. Fields are
  * listed, not spread: on Node 20's V8 `{ ...parts, more }` costs ~15 µs (measured), more than
@@ -119,99 +82,6 @@ function roleBuild(role: Role, parts: Pick<Build, 'issuer' | 'spki' | 'keyType' 
     signatureBits: role.signatureBits,
     requestedExtensions: [],
   };
-}
-
-interface Built {
-  der: Buffer;
-  serial: Buffer;
-  notAfter: number;
-  warnings: string[];
-}
-
-/** Signs the certificate; NotBefore and NotAfter come from one `now`, after any key generation. */
-async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<Built> {
-  const urls = await new PkiStore(deps, part).cachedConfig('urls');
-  const serial = randomSerial();
-  const now = deps.now();
-  const { notAfter, warnings } = b.validity(now);
-  const der = await buildCertificate(
-    {
-      serial,
-      issuer: b.issuer.cert.subjectDer,
-      subject: b.subject,
-      notBefore: now - b.notBeforeDuration * 1000,
-      notAfter,
-      spki: b.spki,
-      extensions: withRequested(
-        leafExtensions({
-          spki: b.spki,
-          keyType: b.keyType,
-          issuerKeyId: b.issuer.cert.subjectKeyId,
-          altNames: altNamesOf(b.names),
-          emptySubject: b.emptySubject,
-          keyUsage: b.keyUsage,
-          extKeyUsage: b.extKeyUsage,
-          extKeyUsageOids: b.extKeyUsageOids,
-          policyIdentifiers: b.policyIdentifiers,
-          basicConstraintsValidForNonCa: b.basicConstraintsValidForNonCa,
-          urls,
-        }),
-        b.requestedExtensions,
-      ),
-    },
-    b.issuer.signer,
-    signatureAlgorithm(b.issuer.signer, b.signatureBits),
-  );
-  return { der, serial, notAfter, warnings };
-}
-
-function chainOf(issuer: Issuer): string[] {
-  return [issuer.record.certificate, ...issuer.record.chain];
-}
-
-async function finish(
-  part: Partition,
-  issuer: Issuer,
-  built: Built,
-  noStore: boolean,
-  key?: IssuedKey,
-  privateKeyFormat?: string,
-): Promise<LeafResult> {
-  if (!noStore) await storeCertificate(part, built.serial, built.der, built.notAfter);
-  return {
-    certificate: built.der,
-    serial: built.serial,
-    notAfter: built.notAfter,
-    issuingCa: issuer.record.certificate,
-    caChain: chainOf(issuer),
-    ...(key ? { privateKey: key, privateKeyFormat: privateKeyFormat ?? 'der' } : {}),
-    warnings: built.warnings,
-    stored: !noStore,
-  };
-}
-
-/** The request's validity under the role and mount; checked once at once, so a bad ttl costs no key. */
-function validityFor(
-  deps: Deps,
-  role: Pick<Role, 'ttl' | 'maxTtl' | 'notAfter'>,
-  req: { ttl?: number | undefined; notAfter?: string | undefined },
-  mount: MountLimits,
-  issuer: Issuer,
-): Validity {
-  const validity: Validity = (now) =>
-    resolveNotAfter(
-      now,
-      { ttl: req.ttl, notAfter: req.notAfter, roleNotAfter: role.notAfter || undefined },
-      {
-        roleTtl: role.ttl,
-        roleMaxTtl: role.maxTtl,
-        mountDefaultTtl: mount.defaultLeaseTtl,
-        mountMaxTtl: mount.maxLeaseTtl,
-        caNotAfter: issuer.cert.notAfter,
-      },
-    );
-  validity(deps.now());
-  return validity;
 }
 
 /** issue/<role>: a new key pair and a certificate for it. */
@@ -285,6 +155,12 @@ export async function signVerbatim(
   // The role gives its ttl and max_ttl, not its not_after (as the reference's sign-verbatim).
   const limits = { ttl: role?.ttl ?? 0, maxTtl: role?.maxTtl ?? 0, notAfter: '' };
   const validity = validityFor(deps, limits, req, mount, issuer);
+  const built = await buildAndSign(deps, part, verbatimBuild(role, csr, req, issuer, validity));
+  return finish(part, issuer, built, role?.noStore ?? false);
+}
+
+/** The CSR's subject, SANs and extensions as they are; the request's key usages; the role's signature bits. */
+function verbatimBuild(role: Role | undefined, csr: ParsedCsr, req: VerbatimRequest, issuer: Issuer, validity: Validity): Build {
   const names: Names = {
     commonName: '',
     dns: csr.sans.dns,
@@ -293,7 +169,7 @@ export async function signVerbatim(
     uri: csr.sans.uri,
     other: csr.sans.other,
   };
-  const built = await buildAndSign(deps, part, {
+  return {
     issuer,
     spki: csr.spki,
     keyType: csr.keyType,
@@ -309,8 +185,7 @@ export async function signVerbatim(
     basicConstraintsValidForNonCa: false,
     signatureBits: role?.signatureBits ?? 0,
     requestedExtensions: csr.extensions,
-  });
-  return finish(part, issuer, built, role?.noStore ?? false);
+  };
 }
 
 export const csrFromPem = (pem: string) => onePem(pem, ['CERTIFICATE REQUEST', 'NEW CERTIFICATE REQUEST'], 'the csr');

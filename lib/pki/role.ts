@@ -96,10 +96,21 @@ export function normalizeRole(r: Role, mountMaxTtl: number): Role {
   return { ...r, keyBits };
 }
 
+/** The role in the reference's wire shape (snake_case, durations as text), its fields in the reference's order. */
 export function roleToWire(r: Role): Record<string, unknown> {
   return {
     ttl: formatDuration(r.ttl),
     max_ttl: formatDuration(r.maxTtl),
+    ...nameRulesToWire(r),
+    ...usagesToWire(r),
+    ...subjectToWire(r),
+    ...issuanceToWire(r),
+  };
+}
+
+/** Which names the role allows: domains, IP, URI and other SANs, subject serial numbers. */
+function nameRulesToWire(r: Role): Record<string, unknown> {
+  return {
     allow_localhost: r.allowLocalhost,
     allowed_domains: r.allowedDomains,
     allowed_domains_template: r.allowedDomainsTemplate,
@@ -114,6 +125,12 @@ export function roleToWire(r: Role): Record<string, unknown> {
     allowed_uri_sans_template: r.allowedUriSansTemplate,
     allowed_other_sans: r.allowedOtherSans,
     allowed_serial_numbers: r.allowedSerialNumbers,
+  };
+}
+
+/** Extended key usage flags, the key's type and size, signature size and key usages. */
+function usagesToWire(r: Role): Record<string, unknown> {
+  return {
     server_flag: r.serverFlag,
     client_flag: r.clientFlag,
     code_signing_flag: r.codeSigningFlag,
@@ -124,6 +141,12 @@ export function roleToWire(r: Role): Record<string, unknown> {
     key_usage: r.keyUsage,
     ext_key_usage: r.extKeyUsage,
     ext_key_usage_oids: r.extKeyUsageOids,
+  };
+}
+
+/** What the subject takes from the CSR, and the subject's fixed attributes. */
+function subjectToWire(r: Role): Record<string, unknown> {
+  return {
     use_csr_common_name: r.useCsrCommonName,
     use_csr_sans: r.useCsrSans,
     ou: r.ou,
@@ -133,6 +156,12 @@ export function roleToWire(r: Role): Record<string, unknown> {
     province: r.province,
     street_address: r.streetAddress,
     postal_code: r.postalCode,
+  };
+}
+
+/** Leases and storage, the CN requirement, policy OIDs, basic constraints and validity bounds. */
+function issuanceToWire(r: Role): Record<string, unknown> {
+  return {
     generate_lease: r.generateLease,
     no_store: r.noStore,
     require_cn: r.requireCn,

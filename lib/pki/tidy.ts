@@ -120,55 +120,69 @@ export async function runTidy(deps: Deps, part: Partition, deadline = Date.now()
   const s = await tidyStatus(part);
   const cutoff = deps.now() - s.safetyBuffer * 1000;
   try {
-    if (s.tidyCertStore) {
-      const done = await tidyIndex(
-        deps,
-        part,
-        CERT_INDEX,
-        cutoff,
-        deadline,
-        (n, t) => `Tidying certificate store: checking entry ${n} of ${t}`,
-        'certStoreDeletedCount',
-      );
-      if (!done) return false;
-    }
-    if (s.tidyRevokedCerts) {
-      const before = (await tidyStatus(part)).revokedCertDeletedCount;
-      const done = await tidyIndex(
-        deps,
-        part,
-        REVOKED_INDEX,
-        cutoff,
-        deadline,
-        (n, t) => `Tidying revoked certificates: checking certificate ${n} of ${t}`,
-        'revokedCertDeletedCount',
-      );
-      if (!done) return false;
-      if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildCrl(deps, part).catch(() => undefined);
-    }
-    if (s.tidyAcme) {
-      const acme = await tidyAcme(deps, part, s.acmeAccountSafetyBuffer, deadline);
-      const before = await tidyStatus(part);
-      await update(
-        part,
-        {
-          acmeOrdersDeletedCount: before.acmeOrdersDeletedCount + acme.orders,
-          acmeAccountDeletedCount: before.acmeAccountDeletedCount + acme.accounts,
-          message: 'Tidying ACME nonces, orders and accounts',
-        },
-        deps.now(),
-      );
-      if (!acme.finished) return false;
-    }
+    if (s.tidyCertStore && !(await tidyCertStore(deps, part, cutoff, deadline))) return false;
+    if (s.tidyRevokedCerts && !(await tidyRevokedCerts(deps, part, cutoff, deadline))) return false;
+    if (s.tidyAcme && !(await tidyAcmeRecords(deps, part, s.acmeAccountSafetyBuffer, deadline))) return false;
     await update(part, { state: 'Finished', timeFinished: new Date(deps.now()).toISOString() }, deps.now());
     return true;
   } catch (e) {
-    logError('pki-tidy-fault', { partition: part.name }, e);
-    await update(
-      part,
-      { state: 'Error', error: 'tidy failed; see the service log', timeFinished: new Date(deps.now()).toISOString() },
-      deps.now(),
-    );
+    await recordFault(deps, part, e);
     return true;
   }
+}
+
+/** Expired certificates; whether the step finished before `deadline`. */
+function tidyCertStore(deps: Deps, part: Partition, cutoff: number, deadline: number): Promise<boolean> {
+  return tidyIndex(
+    deps,
+    part,
+    CERT_INDEX,
+    cutoff,
+    deadline,
+    (n, t) => `Tidying certificate store: checking entry ${n} of ${t}`,
+    'certStoreDeletedCount',
+  );
+}
+
+/** Expired revocations, then a new CRL if any went; whether the step finished before `deadline`. */
+async function tidyRevokedCerts(deps: Deps, part: Partition, cutoff: number, deadline: number): Promise<boolean> {
+  const before = (await tidyStatus(part)).revokedCertDeletedCount;
+  const done = await tidyIndex(
+    deps,
+    part,
+    REVOKED_INDEX,
+    cutoff,
+    deadline,
+    (n, t) => `Tidying revoked certificates: checking certificate ${n} of ${t}`,
+    'revokedCertDeletedCount',
+  );
+  if (!done) return false;
+  if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildCrl(deps, part).catch(() => undefined);
+  return true;
+}
+
+/** ACME nonces, orders and idle accounts, counted in the status; whether the step finished before `deadline`. */
+async function tidyAcmeRecords(deps: Deps, part: Partition, accountSafetyBuffer: number, deadline: number): Promise<boolean> {
+  const acme = await tidyAcme(deps, part, accountSafetyBuffer, deadline);
+  const before = await tidyStatus(part);
+  await update(
+    part,
+    {
+      acmeOrdersDeletedCount: before.acmeOrdersDeletedCount + acme.orders,
+      acmeAccountDeletedCount: before.acmeAccountDeletedCount + acme.accounts,
+      message: 'Tidying ACME nonces, orders and accounts',
+    },
+    deps.now(),
+  );
+  return acme.finished;
+}
+
+/** Logs a failed run and ends it in the Error state (the cause stays in the log). */
+async function recordFault(deps: Deps, part: Partition, e: unknown): Promise<void> {
+  logError('pki-tidy-fault', { partition: part.name }, e);
+  await update(
+    part,
+    { state: 'Error', error: 'tidy failed; see the service log', timeFinished: new Date(deps.now()).toISOString() },
+    deps.now(),
+  );
 }

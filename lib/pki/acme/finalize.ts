@@ -10,6 +10,7 @@ import { parseCsr, type ParsedCsr } from '../parse';
 import { toPem } from '../pem';
 import type { Role } from '../role';
 import { serialKey } from '../serial';
+import type { Versioned } from './acme-store';
 import { json, type AcmeAnswer } from './answer';
 import { loadOrder } from './orders';
 import { orderObject, orderUrl } from './objects';
@@ -75,8 +76,10 @@ function acmeRole(scope: AcmeScope): Role {
 
 const sortedKey = (xs: string[]) => [...new Set(xs)].sort().join('\n');
 
+type CsrNames = { commonName: string; dns: string[]; ip: string[] };
+
 /** The CSR asks for exactly the order's names (CN, if any, one of them); else badCSR. */
-function checkCsrNames(csr: ParsedCsr, order: OrderRecord): { commonName: string; dns: string[]; ip: string[] } {
+function checkCsrNames(csr: ParsedCsr, order: OrderRecord): CsrNames {
   const dns = order.identifiers.filter((i) => i.type === 'dns').map((i) => i.value);
   const ip = order.identifiers.filter((i) => i.type === 'ip').map((i) => i.value);
   if (csr.isCa) throw new AcmeProblem('badCSR', 'the CSR asks for a CA certificate');
@@ -101,29 +104,45 @@ export async function finalize(
 ): Promise<AcmeAnswer> {
   const { order, status } = await loadOrder(scope, account, id);
   if (status !== 'ready') throw new AcmeProblem('orderNotReady', `the order is ${status}, not ready`);
+  const csr = csrOfPayload(payload);
+  const names = checkCsrNames(csr, order.value);
+  const processing = await claimOrder(scope, order);
+  const role = acmeRole(scope);
+  const request = leafRequestFor(scope, role, order.value, names);
+  const next = await signOrder(scope, account, order, processing, { role, csr, request });
+  await scope.store.putOrder(next, order.version + 1);
+  return json(orderObject(scope, next, 'valid'), { location: orderUrl(scope, id) });
+}
+
+/** The payload's `csr`, base64url DER, parsed; else malformed or badCSR. */
+function csrOfPayload(payload: Record<string, unknown> | undefined): ParsedCsr {
   if (!payload || typeof payload.csr !== 'string' || !/^[A-Za-z0-9_-]+$/.test(payload.csr))
     throw malformed('finalize needs "csr": a base64url DER CSR');
-  let csr: ParsedCsr;
   try {
-    csr = parseCsr(csrFromPem(toPem('CERTIFICATE REQUEST', Buffer.from(payload.csr, 'base64url'))));
+    return parseCsr(csrFromPem(toPem('CERTIFICATE REQUEST', Buffer.from(payload.csr, 'base64url'))));
   } catch (e) {
     throw new AcmeProblem('badCSR', e instanceof InvalidInput ? e.message : 'the CSR could not be parsed');
   }
-  const names = checkCsrNames(csr, order.value);
+}
 
-  // Claim the order: one finalize signs.
+/** Claims the order (processing) by a conditional write, so that one finalize signs. */
+async function claimOrder(scope: AcmeScope, order: Versioned<OrderRecord>): Promise<OrderRecord> {
   const processing: OrderRecord = { ...order.value, status: 'processing', started: scope.deps.now() };
   try {
     await scope.store.putOrder(processing, order.version);
   } catch {
     throw new AcmeProblem('orderNotReady', 'the order is being finalized by another request');
   }
-  const role = acmeRole(scope);
+  return processing;
+}
+
+/** The order's names, with the order's notAfter (or the role's TTL) capped by max_ttl. */
+function leafRequestFor(scope: AcmeScope, role: Role, order: OrderRecord, names: CsrNames): LeafRequest {
   const maxTtl = scope.config.maxTtl;
-  const wanted = order.value.notAfter
-    ? Math.ceil((Date.parse(order.value.notAfter) - scope.deps.now()) / 1000)
+  const wanted = order.notAfter
+    ? Math.ceil((Date.parse(order.notAfter) - scope.deps.now()) / 1000)
     : role.ttl || scope.mountLimits.defaultLeaseTtl;
-  const request: LeafRequest = {
+  return {
     commonName: names.commonName,
     altNames: names.dns,
     ipSans: names.ip,
@@ -133,12 +152,26 @@ export async function finalize(
     ttl: Math.max(1, Math.min(wanted, maxTtl)),
     serialNumber: '',
   };
-  let next: OrderRecord;
+}
+
+type Signing = { role: Role; csr: ParsedCsr; request: LeafRequest };
+
+/**
+ * Signs the claimed order's certificate and answers the order as it will be stored (valid).
+ * A refusal of the CSR stores the order invalid (badCSR); any other failure puts it back as it was.
+ */
+async function signOrder(
+  scope: AcmeScope,
+  account: AccountRecord,
+  order: Versioned<OrderRecord>,
+  processing: OrderRecord,
+  { role, csr, request }: Signing,
+): Promise<OrderRecord> {
   try {
     const out = await signLeaf(scope.deps, scope.part, role, csr, request, scope.mountLimits);
     const chain = [toPem('CERTIFICATE', out.certificate), ...(out.caChain ?? [out.issuingCa])].map((p) => p.trim() + '\n').join('');
     await scope.store.setCertOwner(serialKey(out.serial), account.id);
-    next = { ...processing, status: 'valid', serial: serialKey(out.serial), chain, certNotAfter: out.notAfter };
+    return { ...processing, status: 'valid', serial: serialKey(out.serial), chain, certNotAfter: out.notAfter };
   } catch (e) {
     if (!(e instanceof InvalidInput)) {
       await scope.store.putOrder(order.value, order.version + 1).catch(() => undefined);
@@ -151,8 +184,6 @@ export async function finalize(
     );
     throw problem;
   }
-  await scope.store.putOrder(next, order.version + 1);
-  return json(orderObject(scope, next, 'valid'), { location: orderUrl(scope, id) });
 }
 
 /** The certificate and its chain, PEM (application/pem-certificate-chain). */

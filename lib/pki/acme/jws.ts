@@ -170,6 +170,17 @@ export async function verifyEab(
   accountKey: AccountKey,
   keyOf: (kid: string) => Promise<Buffer | undefined>,
 ): Promise<string> {
+  const { jws, alg, kid } = eabParts(eab, url);
+  const macKey = await keyOf(kid);
+  if (!macKey) throw new AcmeProblem('unauthorized', 'unknown or used external account binding');
+  const bound = boundAccountKey(await eabPayload(jws, macKey, alg));
+  if ((await thumbprint(bound)) !== (await thumbprint(accountKey)))
+    throw new AcmeProblem('unauthorized', 'the external account binding is for another key');
+  return kid;
+}
+
+/** The EAB as a flattened JWS whose header has an HMAC `alg`, no nonce, the request's `url` and a `kid`. */
+function eabParts(eab: unknown, url: string): { jws: FlattenedJws; alg: string; kid: string } {
   if (!isObject(eab) || typeof eab.protected !== 'string' || typeof eab.payload !== 'string' || typeof eab.signature !== 'string')
     throw malformed('externalAccountBinding must be a flattened JWS');
   const header = decodeJsonPart(eab.protected, 'the externalAccountBinding header');
@@ -178,21 +189,22 @@ export async function verifyEab(
   if ('nonce' in header) throw malformed('externalAccountBinding must not have a nonce');
   if (header.url !== url) throw malformed('externalAccountBinding url does not match the request url');
   if (typeof header.kid !== 'string' || !header.kid) throw malformed('externalAccountBinding has no kid');
-  const macKey = await keyOf(header.kid);
-  if (!macKey) throw new AcmeProblem('unauthorized', 'unknown or used external account binding');
-  let payload: Uint8Array;
+  return { jws: { protected: eab.protected, payload: eab.payload, signature: eab.signature }, alg: header.alg, kid: header.kid };
+}
+
+/** The EAB's payload, once its MAC verifies under the EAB's key. */
+async function eabPayload(jws: FlattenedJws, macKey: Buffer, alg: string): Promise<Uint8Array> {
   try {
-    payload = (
-      await flattenedVerify({ protected: eab.protected, payload: eab.payload, signature: eab.signature }, macKey, {
-        algorithms: [header.alg],
-      })
-    ).payload;
+    return (await flattenedVerify(jws, macKey, { algorithms: [alg] })).payload;
   } catch {
     throw new AcmeProblem('unauthorized', 'the external account binding signature is invalid');
   }
-  let bound: AccountKey;
+}
+
+/** The account JWK an EAB's payload binds. */
+function boundAccountKey(payload: Uint8Array): AccountKey {
   try {
-    bound = accountKeyOf(
+    return accountKeyOf(
       parseJson(
         Buffer.from(payload).toString('utf8'),
         'the externalAccountBinding payload',
@@ -202,7 +214,4 @@ export async function verifyEab(
   } catch {
     throw malformed('the externalAccountBinding payload is not the account JWK');
   }
-  if ((await thumbprint(bound)) !== (await thumbprint(accountKey)))
-    throw new AcmeProblem('unauthorized', 'the external account binding is for another key');
-  return header.kid;
 }

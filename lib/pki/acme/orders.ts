@@ -11,9 +11,9 @@ import { challengeTypesOf, checkIdentifiersAllowed, parseIdentifiers } from './i
 import { thumbprint } from './jws';
 import { authzObject, authzStatus, authzUrl, challengeObject, orderObject, orderStatus, orderUrl } from './objects';
 import { AcmeProblem, malformed, unauthorized } from './problem';
-import type { AccountRecord, AuthzRecord, ChallengeType, OrderRecord } from './records';
+import type { AccountRecord, AuthzRecord, ChallengeRecord, ChallengeType, Identifier, OrderRecord } from './records';
 import type { AcmeScope } from './scope';
-import { validateChallenge, type ValidationSettings } from './validate';
+import { validateChallenge, type ValidationOutcome, type ValidationSettings } from './validate';
 
 /** How long a new order and its authorizations may wait for validation and finalization. */
 const ORDER_LIFETIME_MS = 24 * 3600_000;
@@ -41,33 +41,13 @@ export async function newOrder(
 ): Promise<AcmeAnswer> {
   if (!payload) throw malformed('newOrder needs a payload');
   if (payload.notBefore !== undefined) throw malformed('notBefore is not supported: certificates start when they are issued');
-  let notAfter: string | undefined;
-  if (payload.notAfter !== undefined) {
-    if (typeof payload.notAfter !== 'string' || Number.isNaN(Date.parse(payload.notAfter)))
-      throw malformed('notAfter must be an RFC 3339 time');
-    const ms = Date.parse(payload.notAfter);
-    if (ms <= scope.deps.now() || ms > scope.deps.now() + scope.config.maxTtl * 1000)
-      throw malformed(`notAfter must be in the future and within max_ttl (${scope.config.maxTtl}s)`);
-    notAfter = payload.notAfter;
-  }
+  const notAfter = requestedNotAfter(scope, payload.notAfter);
   const identifiers = parseIdentifiers(payload.identifiers);
   checkIdentifiersAllowed(scope.policy, identifiers);
   const now = scope.deps.now();
   const expires = now + ORDER_LIFETIME_MS;
   const orderId = randomUUID();
-  const authzs: AuthzRecord[] = identifiers.map((id) => {
-    const wildcard = id.type === 'dns' && id.value.startsWith('*.');
-    return {
-      id: randomUUID(),
-      account: account.id,
-      order: orderId,
-      identifier: wildcard ? { type: 'dns', value: id.value.slice(2) } : id,
-      wildcard,
-      status: 'pending',
-      expires,
-      challenges: challengeTypesOf(id).map((type) => ({ type, token: randomBytes(32).toString('base64url'), status: 'pending' })),
-    };
-  });
+  const authzs = identifiers.map((id) => newAuthz(account, orderId, id, expires));
   const order: OrderRecord = {
     id: orderId,
     account: account.id,
@@ -81,6 +61,31 @@ export async function newOrder(
   };
   await scope.store.createOrder(order, authzs);
   return json(orderObject(scope, order, 'pending'), { status: 201, location: orderUrl(scope, orderId) });
+}
+
+/** The order's notAfter, if asked: an RFC 3339 time in the future and within max_ttl. */
+function requestedNotAfter(scope: AcmeScope, notAfter: unknown): string | undefined {
+  if (notAfter === undefined) return undefined;
+  if (typeof notAfter !== 'string' || Number.isNaN(Date.parse(notAfter))) throw malformed('notAfter must be an RFC 3339 time');
+  const ms = Date.parse(notAfter);
+  if (ms <= scope.deps.now() || ms > scope.deps.now() + scope.config.maxTtl * 1000)
+    throw malformed(`notAfter must be in the future and within max_ttl (${scope.config.maxTtl}s)`);
+  return notAfter;
+}
+
+/** A pending authorization for one identifier (a wildcard's without its `*.`), with its challenges. */
+function newAuthz(account: AccountRecord, orderId: string, id: Identifier, expires: number): AuthzRecord {
+  const wildcard = id.type === 'dns' && id.value.startsWith('*.');
+  return {
+    id: randomUUID(),
+    account: account.id,
+    order: orderId,
+    identifier: wildcard ? { type: 'dns', value: id.value.slice(2) } : id,
+    wildcard,
+    status: 'pending',
+    expires,
+    challenges: challengeTypesOf(id).map((type) => ({ type, token: randomBytes(32).toString('base64url'), status: 'pending' })),
+  };
 }
 
 async function authzsOf(scope: AcmeScope, o: OrderRecord): Promise<AuthzRecord[]> {
@@ -172,19 +177,39 @@ export async function challenge(
   payload: Record<string, unknown> | undefined,
 ): Promise<AcmeAnswer> {
   if (!CHALLENGE_TYPES.includes(type)) throw new AcmeProblem('malformed', 'no such challenge', { status: 404 });
-  let a = await loadAuthz(scope, account, authzId);
-  const up = [`<${authzUrl(scope, authzId)}>;rel="up"`];
-  const find = (r: AuthzRecord) => r.challenges.find((c) => c.type === type);
-  const c = find(a.value);
+  const a = await loadAuthz(scope, account, authzId);
+  const answer = (r: AuthzRecord) =>
+    json(challengeObject(scope, r, challengeOf(r, type)!), { links: [`<${authzUrl(scope, authzId)}>;rel="up"`] });
+  const c = challengeOf(a.value, type);
   if (!c) throw new AcmeProblem('malformed', 'no such challenge', { status: 404 });
   const now = scope.deps.now();
-  const startable =
-    payload !== undefined &&
-    authzStatus(a.value, now) === 'pending' &&
-    (c.status === 'pending' || (c.status === 'processing' && now - (c.started ?? 0) > STALE_PROCESSING_MS));
-  if (!startable) return json(challengeObject(scope, a.value, c), { links: up });
+  if (payload === undefined || !validationMayStart(a.value, c, now)) return answer(a.value);
+  const claimed = await claimValidation(scope, a, type, now);
+  // Another request claimed it first: answer the challenge as that one left it.
+  if (!claimed) return answer((await loadAuthz(scope, account, authzId)).value);
+  return answer(await validateClaimed(scope, account, claimed, c));
+}
 
-  // Claim the validation (one request validates; a concurrent answer sees it processing).
+const challengeOf = (a: AuthzRecord, type: string) => a.challenges.find((c) => c.type === type);
+
+/** A pending authorization's challenge that is pending, or processing but left by an instance that ended. */
+function validationMayStart(a: AuthzRecord, c: ChallengeRecord, now: number): boolean {
+  return (
+    authzStatus(a, now) === 'pending' &&
+    (c.status === 'pending' || (c.status === 'processing' && now - (c.started ?? 0) > STALE_PROCESSING_MS))
+  );
+}
+
+/**
+ * Claims the validation (one request validates; a concurrent answer sees it processing):
+ * the authorization as stored with the challenge processing, or undefined if another request won.
+ */
+async function claimValidation(
+  scope: AcmeScope,
+  a: Versioned<AuthzRecord>,
+  type: string,
+  now: number,
+): Promise<Versioned<AuthzRecord> | undefined> {
   const claimed: AuthzRecord = {
     ...a.value,
     challenges: a.value.challenges.map((x) => (x.type === type ? { ...x, status: 'processing', started: now } : x)),
@@ -192,18 +217,31 @@ export async function challenge(
   try {
     await scope.store.putAuthz(claimed, a.version);
   } catch {
-    const again = await loadAuthz(scope, account, authzId);
-    return json(challengeObject(scope, again.value, find(again.value)!), { links: up });
+    return undefined;
   }
-  a = { value: claimed, version: a.version + 1 };
+  return { value: claimed, version: a.version + 1 };
+}
 
+/** Validates the claimed challenge and stores the authorization valid or invalid with it. */
+async function validateClaimed(
+  scope: AcmeScope,
+  account: AccountRecord,
+  a: Versioned<AuthzRecord>,
+  c: ChallengeRecord,
+): Promise<AuthzRecord> {
   const keyAuthorization = `${c.token}.${await thumbprint(account.key)}`;
-  const outcome = await validateWithRetry(type as ChallengeType, a.value, c.token, keyAuthorization, validationSettings(scope));
-  const done = scope.deps.now();
-  const result: AuthzRecord = {
-    ...a.value,
+  const outcome = await validateWithRetry(c.type, a.value, c.token, keyAuthorization, validationSettings(scope));
+  const result = withOutcome(a.value, c.type, outcome, scope.deps.now());
+  await scope.store.putAuthz(result, a.version);
+  return result;
+}
+
+/** The authorization, and its challenge of `type`, valid (validated at `done`) or invalid with the outcome's error. */
+function withOutcome(a: AuthzRecord, type: ChallengeType, outcome: ValidationOutcome, done: number): AuthzRecord {
+  return {
+    ...a,
     status: outcome.ok ? 'valid' : 'invalid',
-    challenges: a.value.challenges.map((x) =>
+    challenges: a.challenges.map((x) =>
       x.type !== type
         ? x
         : outcome.ok
@@ -211,8 +249,6 @@ export async function challenge(
           : { type: x.type, token: x.token, status: 'invalid', error: { type: outcome.type, detail: outcome.detail, status: 403 } },
     ),
   };
-  await scope.store.putAuthz(result, a.version);
-  return json(challengeObject(scope, result, find(result)!), { links: up });
 }
 
 async function validateWithRetry(

@@ -1,6 +1,6 @@
 /** roles/<name>: the issuing policy, CRUD and LIST. */
 import { NotFound } from '../../errors';
-import { f } from '../../http/fields';
+import { f, type FieldValues } from '../../http/fields';
 import { definePath } from '../../http/path';
 import { PkiStore } from '../pki-store';
 import { checkRoleName, normalizeRole, roleToWire, type Role } from '../role';
@@ -46,6 +46,84 @@ const roleFields = {
   not_after: f.string({ default: '' }),
 };
 
+type RoleWire = FieldValues<typeof roleFields>;
+
+/** The role a write asks for, before normalizeRole checks it; its fields in the stored order. */
+function roleFromWire(d: RoleWire): Role {
+  return {
+    ttl: d.ttl,
+    maxTtl: d.max_ttl,
+    ...nameRulesFromWire(d),
+    ...usagesFromWire(d),
+    ...subjectFromWire(d),
+    ...issuanceFromWire(d),
+  };
+}
+
+/** Which names the role allows: domains, IP, URI and other SANs, subject serial numbers. */
+function nameRulesFromWire(d: RoleWire) {
+  return {
+    allowLocalhost: d.allow_localhost,
+    allowedDomains: d.allowed_domains,
+    allowedDomainsTemplate: d.allowed_domains_template,
+    allowBareDomains: d.allow_bare_domains,
+    allowSubdomains: d.allow_subdomains,
+    allowGlobDomains: d.allow_glob_domains,
+    allowWildcardCertificates: d.allow_wildcard_certificates,
+    allowAnyName: d.allow_any_name,
+    enforceHostnames: d.enforce_hostnames,
+    allowIpSans: d.allow_ip_sans,
+    allowedUriSans: d.allowed_uri_sans,
+    allowedUriSansTemplate: d.allowed_uri_sans_template,
+    allowedOtherSans: d.allowed_other_sans,
+    allowedSerialNumbers: d.allowed_serial_numbers,
+  };
+}
+
+/** Extended key usage flags, the key's type and size, signature size and key usages. */
+function usagesFromWire(d: RoleWire) {
+  return {
+    serverFlag: d.server_flag,
+    clientFlag: d.client_flag,
+    codeSigningFlag: d.code_signing_flag,
+    emailProtectionFlag: d.email_protection_flag,
+    keyType: d.key_type as Role['keyType'],
+    keyBits: d.key_bits,
+    signatureBits: d.signature_bits,
+    keyUsage: d.key_usage,
+    extKeyUsage: d.ext_key_usage,
+    extKeyUsageOids: d.ext_key_usage_oids,
+  };
+}
+
+/** What the subject takes from the CSR, and the subject's fixed attributes. */
+function subjectFromWire(d: RoleWire) {
+  return {
+    useCsrCommonName: d.use_csr_common_name,
+    useCsrSans: d.use_csr_sans,
+    ou: d.ou,
+    organization: d.organization,
+    country: d.country,
+    locality: d.locality,
+    province: d.province,
+    streetAddress: d.street_address,
+    postalCode: d.postal_code,
+  };
+}
+
+/** Leases (never without storage) and storage, the CN requirement, policy OIDs, basic constraints and validity bounds. */
+function issuanceFromWire(d: RoleWire) {
+  return {
+    generateLease: d.generate_lease && !d.no_store,
+    noStore: d.no_store,
+    requireCn: d.require_cn,
+    policyIdentifiers: d.policy_identifiers,
+    basicConstraintsValidForNonCa: d.basic_constraints_valid_for_non_ca,
+    notBeforeDuration: d.not_before_duration,
+    notAfter: d.not_after,
+  };
+}
+
 export const rolePaths = [
   definePath({
     pattern: 'roles',
@@ -71,55 +149,8 @@ export const rolePaths = [
         return { data: roleToWire(role) };
       },
       write: async (req) => {
-        const d = req.data;
-        const role = normalizeRole(
-          {
-            ttl: d.ttl,
-            maxTtl: d.max_ttl,
-            allowLocalhost: d.allow_localhost,
-            allowedDomains: d.allowed_domains,
-            allowedDomainsTemplate: d.allowed_domains_template,
-            allowBareDomains: d.allow_bare_domains,
-            allowSubdomains: d.allow_subdomains,
-            allowGlobDomains: d.allow_glob_domains,
-            allowWildcardCertificates: d.allow_wildcard_certificates,
-            allowAnyName: d.allow_any_name,
-            enforceHostnames: d.enforce_hostnames,
-            allowIpSans: d.allow_ip_sans,
-            allowedUriSans: d.allowed_uri_sans,
-            allowedUriSansTemplate: d.allowed_uri_sans_template,
-            allowedOtherSans: d.allowed_other_sans,
-            allowedSerialNumbers: d.allowed_serial_numbers,
-            serverFlag: d.server_flag,
-            clientFlag: d.client_flag,
-            codeSigningFlag: d.code_signing_flag,
-            emailProtectionFlag: d.email_protection_flag,
-            keyType: d.key_type as Role['keyType'],
-            keyBits: d.key_bits,
-            signatureBits: d.signature_bits,
-            keyUsage: d.key_usage,
-            extKeyUsage: d.ext_key_usage,
-            extKeyUsageOids: d.ext_key_usage_oids,
-            useCsrCommonName: d.use_csr_common_name,
-            useCsrSans: d.use_csr_sans,
-            ou: d.ou,
-            organization: d.organization,
-            country: d.country,
-            locality: d.locality,
-            province: d.province,
-            streetAddress: d.street_address,
-            postalCode: d.postal_code,
-            generateLease: d.generate_lease && !d.no_store,
-            noStore: d.no_store,
-            requireCn: d.require_cn,
-            policyIdentifiers: d.policy_identifiers,
-            basicConstraintsValidForNonCa: d.basic_constraints_valid_for_non_ca,
-            notBeforeDuration: d.not_before_duration,
-            notAfter: d.not_after,
-          },
-          req.mount.maxLeaseTtl,
-        );
-        await new PkiStore(req.deps, req.part).putRole(checkRoleName(d.name), role);
+        const role = normalizeRole(roleFromWire(req.data), req.mount.maxLeaseTtl);
+        await new PkiStore(req.deps, req.part).putRole(checkRoleName(req.data.name), role);
         return { data: roleToWire(role) };
       },
       delete: async (req) => {

@@ -33,39 +33,53 @@ export async function validateHttp01(
 ): Promise<ValidationOutcome> {
   if (!TOKEN.test(token)) return fail(PROBLEM.malformed, 'http-01: the token is not base64url');
   const conceal = (text: string) => text.split(token).join('<token>');
-  let url: URL;
-  try {
-    url = new URL(`http://${urlHost(id.value)}:${ctx.settings.httpPort}/.well-known/acme-challenge/${token}`);
-  } catch {
-    return fail(PROBLEM.malformed, `http-01: ${JSON.stringify(id.value.slice(0, 80))} is not a host name`);
-  }
+  let url = challengeUrl(id, token, ctx);
+  if (!url) return fail(PROBLEM.malformed, `http-01: ${JSON.stringify(id.value.slice(0, 80))} is not a host name`);
   for (let hop = 0; ; hop++) {
     const where = conceal(url.href);
-    const scheme = url.protocol.slice(0, -1) as Scheme;
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = Number(url.port || (scheme === 'http' ? 80 : 443));
-    const found = await addressesOf(host, 'http-01', ctx);
-    if (!found.ok) return found.outcome;
-    let attempt: Attempt | undefined;
-    for (const address of found.value) {
-      attempt = await get(scheme, address, port, host, url, ctx, where);
-      if (attempt.ok || !attempt.connection) break;
-    }
-    if (!attempt!.ok) return attempt!.outcome;
-    const res = attempt!.res;
-    if (res.status >= 300 && res.status < 400 && res.location !== undefined) {
-      if (hop >= MAX_REDIRECTS) return fail(PROBLEM.unauthorized, `http-01: more than ${MAX_REDIRECTS} redirects, the last from ${where}`);
-      const next = redirectTarget(res.location, url, ctx);
-      if (typeof next === 'string') return fail(PROBLEM.unauthorized, `http-01: ${where} redirected ${conceal(next)}`);
-      url = next;
-      continue;
-    }
-    if (res.status !== 200) return fail(PROBLEM.unauthorized, `http-01: ${where} answered ${res.status}`);
-    if (res.tooLarge) return fail(PROBLEM.unauthorized, `http-01: ${where} answered more than ${MAX_BODY / 1024} KiB`);
-    if (res.body!.toString('utf8').trimEnd() !== keyAuthorization)
-      return fail(PROBLEM.incorrectResponse, `http-01: ${where} answered a body that is not the key authorization`);
-    return OK;
+    const attempt = await fetchFromAnyAddress(url, ctx, where);
+    if (!attempt.ok) return attempt.outcome;
+    const res = attempt.res;
+    const location = res.status >= 300 && res.status < 400 ? res.location : undefined;
+    if (location === undefined) return checkAnswer(res, where, keyAuthorization);
+    if (hop >= MAX_REDIRECTS) return fail(PROBLEM.unauthorized, `http-01: more than ${MAX_REDIRECTS} redirects, the last from ${where}`);
+    const next = redirectTarget(location, url, ctx);
+    if (typeof next === 'string') return fail(PROBLEM.unauthorized, `http-01: ${where} redirected ${conceal(next)}`);
+    url = next;
   }
+}
+
+/** `http://<name>:<httpPort>/.well-known/acme-challenge/<token>`, or undefined when the name is no host. */
+function challengeUrl(id: AcmeIdentifier, token: string, ctx: ValidationContext): URL | undefined {
+  try {
+    return new URL(`http://${urlHost(id.value)}:${ctx.settings.httpPort}/.well-known/acme-challenge/${token}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A GET of the URL from the host's addresses in turn, until one connects. */
+async function fetchFromAnyAddress(url: URL, ctx: ValidationContext, where: string): Promise<Attempt> {
+  const scheme = url.protocol.slice(0, -1) as Scheme;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(url.port || (scheme === 'http' ? 80 : 443));
+  const found = await addressesOf(host, 'http-01', ctx);
+  if (!found.ok) return { ok: false, connection: false, outcome: found.outcome };
+  let attempt: Attempt | undefined;
+  for (const address of found.value) {
+    attempt = await get(scheme, address, port, host, url, ctx, where);
+    if (attempt.ok || !attempt.connection) break;
+  }
+  return attempt!;
+}
+
+/** A final answer: 200, within the size cap, its body (trailing whitespace trimmed) the key authorization. */
+function checkAnswer(res: Fetched, where: string, keyAuthorization: string): ValidationOutcome {
+  if (res.status !== 200) return fail(PROBLEM.unauthorized, `http-01: ${where} answered ${res.status}`);
+  if (res.tooLarge) return fail(PROBLEM.unauthorized, `http-01: ${where} answered more than ${MAX_BODY / 1024} KiB`);
+  if (res.body!.toString('utf8').trimEnd() !== keyAuthorization)
+    return fail(PROBLEM.incorrectResponse, `http-01: ${where} answered a body that is not the key authorization`);
+  return OK;
 }
 
 /** The redirect's target URL, or why it is refused. */

@@ -34,18 +34,12 @@ export async function validateTlsAlpn01(id: AcmeIdentifier, keyAuthorization: st
   return checkCertificate(shake!.der, id, createHash('sha256').update(keyAuthorization).digest());
 }
 
+/** One TLS handshake offering only `acme-tls/1`: the certificate presented, or why there is none. */
 function handshake(address: string, port: number, sni: string, ctx: ValidationContext): Promise<Handshake> {
   const target = `${urlHost(address)}:${port}`;
   if (ctx.signal.aborted) return Promise.resolve(timedOut(target));
   return new Promise((resolve) => {
-    const socket: TLSSocket = connect({
-      host: address,
-      port,
-      servername: sni,
-      ALPNProtocols: [ACME_TLS_ALPN],
-      rejectUnauthorized: false,
-      minVersion: 'TLSv1.2',
-    });
+    const socket = connectAlpn(address, port, sni);
     const onAbort = () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ABORT_ERR' }));
     let settled = false;
     const done = (h: Handshake) => {
@@ -56,27 +50,44 @@ function handshake(address: string, port: number, sni: string, ctx: ValidationCo
       resolve(h);
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
-    socket.once('secureConnect', () => {
-      if (socket.alpnProtocol !== ACME_TLS_ALPN) return done(tlsFailure(`${target} did not negotiate ALPN ${ACME_TLS_ALPN}`));
-      const cert = socket.getPeerX509Certificate();
-      if (!cert) return done(tlsFailure(`${target} presented no certificate`));
-      done({ ok: true, der: cert.raw });
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      const code = e.code ?? '';
-      if (ctx.signal.aborted || code === 'ABORT_ERR') return done(timedOut(target));
-      if (code === 'ECONNREFUSED')
-        return done({ ok: false, connection: true, outcome: fail(PROBLEM.connection, `tls-alpn-01: connection refused on ${target}`) });
-      if (['EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
-        return done({
-          ok: false,
-          connection: true,
-          outcome: fail(PROBLEM.connection, `tls-alpn-01: the connection to ${target} failed (${code})`),
-        });
-      }
-      done(tlsFailure(`the TLS handshake with ${target} failed (${code || 'handshake error'})`));
-    });
+    socket.once('secureConnect', () => done(negotiated(socket, target)));
+    socket.on('error', (e: NodeJS.ErrnoException) => done(failedHandshake(e.code ?? '', target, ctx.signal.aborted)));
   });
+}
+
+/** A TLS connection to the address, SNI `sni`, offering only ALPN `acme-tls/1`; the chain is not verified. */
+function connectAlpn(address: string, port: number, sni: string): TLSSocket {
+  return connect({
+    host: address,
+    port,
+    servername: sni,
+    ALPNProtocols: [ACME_TLS_ALPN],
+    rejectUnauthorized: false,
+    minVersion: 'TLSv1.2',
+  });
+}
+
+/** After the handshake: `acme-tls/1` must have been negotiated and a certificate presented. */
+function negotiated(socket: TLSSocket, target: string): Handshake {
+  if (socket.alpnProtocol !== ACME_TLS_ALPN) return tlsFailure(`${target} did not negotiate ALPN ${ACME_TLS_ALPN}`);
+  const cert = socket.getPeerX509Certificate();
+  if (!cert) return tlsFailure(`${target} presented no certificate`);
+  return { ok: true, der: cert.raw };
+}
+
+/** A socket error as an outcome: a timeout, a connection failure (the next address is tried) or a TLS failure. */
+function failedHandshake(code: string, target: string, aborted: boolean): Handshake {
+  if (aborted || code === 'ABORT_ERR') return timedOut(target);
+  if (code === 'ECONNREFUSED')
+    return { ok: false, connection: true, outcome: fail(PROBLEM.connection, `tls-alpn-01: connection refused on ${target}`) };
+  if (['EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
+    return {
+      ok: false,
+      connection: true,
+      outcome: fail(PROBLEM.connection, `tls-alpn-01: the connection to ${target} failed (${code})`),
+    };
+  }
+  return tlsFailure(`the TLS handshake with ${target} failed (${code || 'handshake error'})`);
 }
 
 const tlsFailure = (detail: string): Handshake => ({ ok: false, connection: false, outcome: fail(PROBLEM.tls, `tls-alpn-01: ${detail}`) });
