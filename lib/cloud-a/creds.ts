@@ -1,17 +1,16 @@
 /**
- * Issuing cloud-A credentials. A lease is written first with everything revocation needs to
- * find what the steps create; each step then advances it. A failure revokes at once (and the
- * sweeper retries a revocation that fails), so nothing is left behind in the cloud.
+ * Issuing cloud-A credentials, write-ahead (SecretLeases.writeAhead): a provisional lease first
+ * names everything the steps will create; each step then advances it. A failure revokes it at
+ * once (and the sweeper retries a revocation that fails, or undoes a request that died mid-way
+ * once the issuing window passes), so nothing is left behind in the cloud.
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
-import type { LeaseRecord } from '../sys/leases';
 import type { MountRef } from '../http/path';
+import type { SecretLeases } from '../sys/secret-leases';
 import { CloudError, toDomainError } from '../cloud-common/cloud-error';
-import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
 import { leaseTtl } from '../cloud-common/lease-ttl';
 import { withRetries } from '../cloud-common/retry';
-import { logError } from '../log';
 import type { Settings } from './config';
 import { assignmentId, createRoleAssignment } from './arm';
 import { addGroupMember, addPassword, createApplication, createServicePrincipal } from './graph';
@@ -32,15 +31,16 @@ interface Ctx {
   settings: Settings;
   roleName: string;
   role: Role;
-  /** The accessor of the calling token: the leases are its. */
-  owner: string;
+  /** The leases of the request (req.secrets): under its mount and path, owned by the calling token. */
+  secrets: SecretLeases;
 }
 
 /** A new principal may take a moment to be visible to the resource manager: retried, bounded. */
 const notYetVisible = (e: unknown) =>
   e instanceof CloudError && (e.code === 'PrincipalNotFound' || e.kind === 'throttled' || e.kind === 'server');
 
-function recordFor(c: Ctx): DynamicRecord | StaticRecord {
+/** The write-ahead record: every name the steps will create, chosen before any of them exists. */
+export function recordFor(c: Pick<Ctx, 'roleName' | 'role'>): DynamicRecord | StaticRecord {
   return c.role.applicationObjectId
     ? { kind: 'static', appObjectId: c.role.applicationObjectId, passwordName: `latchkey-${randomUUID()}`, keyId: '' }
     : {
@@ -54,49 +54,27 @@ function recordFor(c: Ctx): DynamicRecord | StaticRecord {
       };
 }
 
-/** The write-ahead step: a provisional lease naming everything the next steps will create. */
-export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: DynamicRecord | StaticRecord }> {
-  const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, {
-    mount: c.mount.path,
-    engine: 'cloud-a',
-    path: `creds/${c.roleName}`,
-    revoke: record,
-    owner: c.owner,
-  });
-  return { lease, record };
-}
-
 export async function issueCreds(c: Ctx): Promise<Issued> {
   const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
   const endDate = new Date(c.deps.now() + maxTtl * 1000).toISOString();
-  const { lease, record } = await beginIssue(c);
-  let latest: DynamicRecord | StaticRecord = record;
-  const advance = async (r: DynamicRecord | StaticRecord) => {
-    latest = r;
-    await c.deps.leases.update(lease.lease_id, r);
-  };
-  try {
-    const out = record.kind === 'static' ? await issueStatic(c, record, endDate, advance) : await issueDynamic(c, record, endDate, advance);
-    const final = await finishIssuingLease(c.deps, lease, {
-      mount: c.mount.path,
-      engine: 'cloud-a',
-      path: `creds/${c.roleName}`,
-      ttl,
-      maxTtl,
+  const record = recordFor(c);
+  const { lease, value } = await c.secrets
+    .writeAhead(record, async (provisional) => {
+      let latest: DynamicRecord | StaticRecord = record;
+      const advance = async (r: DynamicRecord | StaticRecord) => {
+        latest = r;
+        await c.secrets.update(provisional.lease_id, r);
+      };
+      const out =
+        record.kind === 'static' ? await issueStatic(c, record, endDate, advance) : await issueDynamic(c, record, endDate, advance);
       // Renewable up to maxTtl (role max_ttl within the mount's maximum), as the reference
       // engine's leases are: the password's end date is set to that same moment at creation.
-      renewable: true,
-      revoke: latest,
-      owner: c.owner,
+      return { terms: { revoke: latest, ttl, maxTtl, renewable: true }, value: out };
+    })
+    .catch((e: unknown) => {
+      throw toDomainError(e, 'creating credentials');
     });
-    return { ...out, leaseId: final.lease_id, ttl: final.expire_time - final.issue_time, renewable: final.renewable };
-  } catch (e) {
-    await c.deps.leases
-      .revoke(lease.lease_id)
-      .catch((err: unknown) => logError('cloud-a-undo-deferred', { lease_id: lease.lease_id }, err));
-    throw toDomainError(e, 'creating credentials');
-  }
+  return { ...value, leaseId: lease.lease_id, ttl: lease.expire_time - lease.issue_time, renewable: lease.renewable };
 }
 
 type Advance<R> = (r: R) => Promise<void>;

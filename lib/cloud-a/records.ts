@@ -2,7 +2,7 @@
  * What a cloud-A lease must undo, written before the cloud objects are created (write-ahead)
  * and advanced as they are: enough for the revoker to find everything even after a crash.
  */
-import type { MovedRecord } from '../cloud-common/issuing-lease';
+import type { MovedRecord } from '../sys/secret-leases';
 export type DynamicRecord = {
   kind: 'dynamic';
   /** The unique display name of the application, known before it exists. */

@@ -1,17 +1,16 @@
 /**
  * Issuing cloud-B credentials. For a policy role: a RAM user, its inline policies (created)
- * and remote ones (attached), then an access key; the lease is written first and names all of
- * them, so a failure at any step (here, or a crash) is undone by revocation or the sweeper.
- * For a role ARN: an STS token from AssumeRole, which expires by itself.
+ * and remote ones (attached), then an access key; a provisional lease is written first and
+ * names all of them (SecretLeases.writeAhead), so a failure at any step (here, or a crash) is
+ * undone by revocation or the sweeper. For a role ARN: an STS token from AssumeRole, which
+ * expires by itself.
  */
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import type { MountRef } from '../http/path';
-import type { LeaseRecord } from '../sys/leases';
+import type { SecretLeases } from '../sys/secret-leases';
 import { toDomainError } from '../cloud-common/cloud-error';
-import { finishIssuingLease, openIssuingLease } from '../cloud-common/issuing-lease';
 import { leaseTtl } from '../cloud-common/lease-ttl';
-import { logError } from '../log';
 import { attachPolicy, assumeRole, createAccessKey, createPolicy, createUser } from './ram';
 import type { UserRecord } from './records';
 import type { Role } from './role';
@@ -35,8 +34,8 @@ interface Ctx {
   roleName: string;
   role: Role;
   displayName: string;
-  /** The accessor of the calling token: the leases are its. */
-  owner: string;
+  /** The leases of the request (req.secrets): under its mount and path, owned by the calling token. */
+  secrets: SecretLeases;
 }
 
 /** `<display name>-<role>-<unix time>-<random>`, at most `max` characters, in the cloud's alphabet. */
@@ -60,16 +59,8 @@ async function issueSts(c: Ctx): Promise<Issued> {
     },
   );
   const left = Math.max(1, Math.floor((Date.parse(k.Expiration) - c.deps.now()) / 1000));
-  const lease = await c.deps.leases.create({
-    mount: c.mount.path,
-    engine: 'cloud-b',
-    path: `creds/${c.roleName}`,
-    ttl: left,
-    maxTtl: left,
-    renewable: false,
-    revoke: { kind: 'sts' },
-    owner: c.owner,
-  });
+  // The answer is flat JSON, not the envelope: the lease is granted here rather than by the edge.
+  const lease = await c.secrets.grant({ revoke: { kind: 'sts' }, ttl: left });
   return {
     accessKey: k.AccessKeyId,
     secretKey: k.AccessKeySecret,
@@ -81,7 +72,8 @@ async function issueSts(c: Ctx): Promise<Issued> {
   };
 }
 
-function recordFor(c: Ctx): UserRecord {
+/** The write-ahead record: the user and policy names the steps will create, chosen before any of them exists. */
+export function recordFor(c: Pick<Ctx, 'deps' | 'roleName' | 'role' | 'displayName'>): UserRecord {
   const userName = generatedName(c.displayName, c.roleName, c.deps.now(), 64);
   const policyBase = userName.replace(/[^A-Za-z0-9-]/g, '-');
   return {
@@ -93,53 +85,30 @@ function recordFor(c: Ctx): UserRecord {
   };
 }
 
-/** The write-ahead step: a provisional lease naming the user and policies the next steps create. */
-export async function beginIssue(c: Ctx): Promise<{ lease: LeaseRecord; record: UserRecord }> {
-  const record = recordFor(c);
-  const lease = await openIssuingLease(c.deps, {
-    mount: c.mount.path,
-    engine: 'cloud-b',
-    path: `creds/${c.roleName}`,
-    revoke: record,
-    owner: c.owner,
-  });
-  return { lease, record };
-}
-
 async function issueUser(c: Ctx): Promise<Issued> {
   const { ttl, maxTtl } = leaseTtl(c.mount, c.role.ttl, c.role.maxTtl);
-  const { lease, record } = await beginIssue(c);
-  const userName = record.userName;
-  try {
-    await createUser(c.rpc, userName);
-    for (const [i, p] of c.role.inlinePolicies.entries()) {
-      await createPolicy(c.rpc, record.inlinePolicies[i]!, JSON.stringify(p.policyDocument));
-      await attachPolicy(c.rpc, userName, record.inlinePolicies[i]!, 'Custom');
-    }
-    for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
-    const key = await createAccessKey(c.rpc, userName);
-    const revoke: UserRecord = { ...record, accessKeyId: key.id };
-    const final = await finishIssuingLease(c.deps, lease, {
-      mount: c.mount.path,
-      engine: 'cloud-b',
-      path: `creds/${c.roleName}`,
-      ttl,
-      maxTtl,
-      renewable: true,
-      revoke,
-      owner: c.owner,
+  const record = recordFor(c);
+  const { userName } = record;
+  const { lease, value: key } = await c.secrets
+    .writeAhead(record, async () => {
+      await createUser(c.rpc, userName);
+      for (const [i, p] of c.role.inlinePolicies.entries()) {
+        await createPolicy(c.rpc, record.inlinePolicies[i]!, JSON.stringify(p.policyDocument));
+        await attachPolicy(c.rpc, userName, record.inlinePolicies[i]!, 'Custom');
+      }
+      for (const p of c.role.remotePolicies) await attachPolicy(c.rpc, userName, p.name, p.type);
+      const accessKey = await createAccessKey(c.rpc, userName);
+      const revoke: UserRecord = { ...record, accessKeyId: accessKey.id };
+      return { terms: { revoke, ttl, maxTtl, renewable: true }, value: accessKey };
+    })
+    .catch((e: unknown) => {
+      throw toDomainError(e, 'creating credentials');
     });
-    return {
-      accessKey: key.id,
-      secretKey: key.secret,
-      leaseId: final.lease_id,
-      ttl: final.expire_time - final.issue_time,
-      renewable: final.renewable,
-    };
-  } catch (e) {
-    await c.deps.leases
-      .revoke(lease.lease_id)
-      .catch((err: unknown) => logError('cloud-b-undo-deferred', { lease_id: lease.lease_id }, err));
-    throw toDomainError(e, 'creating credentials');
-  }
+  return {
+    accessKey: key.id,
+    secretKey: key.secret,
+    leaseId: lease.lease_id,
+    ttl: lease.expire_time - lease.issue_time,
+    renewable: lease.renewable,
+  };
 }

@@ -1,5 +1,5 @@
 /** What a cloud-B lease must undo, written before anything is created (write-ahead). */
-import type { MovedRecord } from '../cloud-common/issuing-lease';
+import type { MovedRecord } from '../sys/secret-leases';
 
 export type UserRecord = {
   kind: 'user';

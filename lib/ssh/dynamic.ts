@@ -6,8 +6,8 @@
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Json } from '../store/store';
-import type { Leases } from '../sys/leases';
 import { Forbidden, InvalidInput } from '../domain-errors';
+import type { SecretLeases } from '../sys/secret-leases';
 import { runScript, RemoteError, type RemoteHost } from './remote';
 import type { Role } from './role';
 import { publicLine } from './ssh-key';
@@ -30,15 +30,13 @@ export interface DynamicRevoke {
 }
 
 export interface IssueDynamic {
+  /** The mount, whose registered keys the revoker reads. */
   mount: string;
-  roleName: string;
   role: Role;
   ip: string;
   username: string;
   ttl: number;
   maxTtl: number;
-  /** The accessor of the calling token: the lease is its. */
-  owner: string;
 }
 
 async function adminHost(store: SshStore, r: Pick<DynamicRevoke, 'host' | 'port' | 'admin_user' | 'key_name'>): Promise<RemoteHost> {
@@ -47,7 +45,7 @@ async function adminHost(store: SshStore, r: Pick<DynamicRevoke, 'host' | 'port'
   return { host: r.host, port: r.port, adminUser: r.admin_user, adminKey };
 }
 
-export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDynamic) {
+export async function issueDynamic(store: SshStore, secrets: SecretLeases, o: IssueDynamic) {
   const { privateKey } = await generate('rsa', { modulusLength: o.role.keyBits });
   const keyLine = `${o.role.keyOptionSpecs ? `${o.role.keyOptionSpecs} ` : ''}${publicLine(privateKey).trim()}`;
   const revoke: DynamicRevoke = {
@@ -63,27 +61,18 @@ export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDyna
     install_script: o.role.installScript,
   };
   const host = await adminHost(store, revoke);
-  const lease = await leases.create({
-    mount: o.mount,
-    engine: 'ssh',
-    path: `creds/${o.roleName}`,
-    ttl: o.ttl,
-    maxTtl: o.maxTtl,
-    renewable: false,
-    revoke,
-    owner: o.owner,
-  });
+  const lease = await secrets.grant({ revoke, ttl: o.ttl, maxTtl: o.maxTtl });
   try {
     await runScript(host, { op: 'install', keyLine, username: o.username, script: o.role.installScript });
   } catch (e) {
-    await abandon(host, revoke, leases, lease.lease_id, e);
+    await abandon(host, revoke, secrets, lease.lease_id, e);
     throw e;
   }
   try {
-    await leases.update(lease.lease_id, { ...revoke, phase: 'installed' });
+    await secrets.update(lease.lease_id, { ...revoke, phase: 'installed' });
   } catch (e) {
-    if (await leases.exists(lease.lease_id)) throw e;
-    await undoOrphanedInstall(host, revoke, leases, o);
+    if (await secrets.exists(lease.lease_id)) throw e;
+    await undoOrphanedInstall(host, revoke, secrets);
     throw new Forbidden('permission denied: the token was revoked');
   }
   return { privateKey: privateKey.export({ format: 'pem', type: 'pkcs1' }).toString(), lease };
@@ -91,34 +80,26 @@ export async function issueDynamic(store: SshStore, leases: Leases, o: IssueDyna
 
 /**
  * The lease went while the script ran (its token was revoked: the uninstall ran before the
- * install). Uninstall now; if that fails, a fresh lease due at once makes the sweeper retry it,
- * so the key is never left on the host with nothing to remove it.
+ * install). Uninstall now; if that fails, a fresh lease due at once, owned by no token (the
+ * caller's is gone), makes the sweeper retry it, so the key is never left on the host with
+ * nothing to remove it.
  */
-async function undoOrphanedInstall(host: RemoteHost, r: DynamicRevoke, leases: Leases, o: IssueDynamic): Promise<void> {
+async function undoOrphanedInstall(host: RemoteHost, r: DynamicRevoke, secrets: SecretLeases): Promise<void> {
   try {
     await runScript(host, { op: 'uninstall', keyLine: r.key_line, username: r.username, script: r.install_script });
   } catch {
     const installed: DynamicRevoke = { ...r, phase: 'installed' };
-    await leases.create({
-      mount: o.mount,
-      engine: 'ssh',
-      path: `creds/${o.roleName}`,
-      ttl: 1,
-      maxTtl: 1,
-      renewable: false,
-      revoke: installed,
-      owner: '',
-    });
+    await secrets.grantUnowned({ revoke: installed, ttl: 1 });
   }
 }
 
 /** After a failed install: undo what the script may have done, then drop the lease. */
-async function abandon(host: RemoteHost, r: DynamicRevoke, leases: Leases, leaseId: string, cause: unknown): Promise<void> {
+async function abandon(host: RemoteHost, r: DynamicRevoke, secrets: SecretLeases, leaseId: string, cause: unknown): Promise<void> {
   if (cause instanceof RemoteError && cause.stage === 'script') {
     await runScript(host, { op: 'uninstall', keyLine: r.key_line, username: r.username, script: r.install_script }).catch(() => undefined);
   }
-  await leases.update(leaseId, { ...r, phase: 'abandoned' });
-  await leases.revoke(leaseId);
+  await secrets.update(leaseId, { ...r, phase: 'abandoned' });
+  await secrets.revoke(leaseId);
 }
 
 /** The revocation of a dynamic lease: uninstall (idempotent: removing an absent line succeeds). */

@@ -4,8 +4,8 @@
  * verifications exactly one succeeds.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Leases } from '../sys/leases';
 import { ConflictError, InvalidInput } from '../domain-errors';
+import type { SecretLeases } from '../sys/secret-leases';
 import type { SshStore } from './ssh-store';
 
 export interface OtpRecord {
@@ -31,31 +31,21 @@ export async function otpHash(store: SshStore, otp: string): Promise<string> {
 }
 
 export interface IssueOtp {
+  /** The mount, whose partition the revoker deletes the record from. */
   mount: string;
   roleName: string;
   ip: string;
   username: string;
   ttl: number;
   maxTtl: number;
-  /** The accessor of the calling token: the lease is its. */
-  owner: string;
 }
 
 /** Lease first (write-ahead: its revocation deletes whatever follows), then the hashed record. */
-export async function issueOtp(store: SshStore, leases: Leases, o: IssueOtp) {
+export async function issueOtp(store: SshStore, secrets: SecretLeases, o: IssueOtp) {
   const otp = randomUUID();
   const hash = await otpHash(store, otp);
   const revoke: OtpRevoke = { kind: 'otp', partition_mount: o.mount, hash };
-  const lease = await leases.create({
-    mount: o.mount,
-    engine: 'ssh',
-    path: `creds/${o.roleName}`,
-    ttl: o.ttl,
-    maxTtl: o.maxTtl,
-    renewable: false,
-    revoke: { ...revoke },
-    owner: o.owner,
-  });
+  const lease = await secrets.grant({ revoke: { ...revoke }, ttl: o.ttl, maxTtl: o.maxTtl });
   const record: OtpRecord = {
     ip: o.ip,
     username: o.username,

@@ -4,8 +4,9 @@
  * An engine never fills in a lease record. It either returns its secret (`Result.secret`: what
  * revocation needs, the TTL) and the edge makes the lease after the handler, or, when the secret
  * must not exist without a lease (a key installed on a host, a cloud user), it asks for the lease
- * first: `begin` (the lease itself, write-ahead) or `writeAhead` (a provisional lease for the
- * issuing steps, then the client's lease: the saga the cloud engines share).
+ * first: `grant` (the lease itself, write-ahead; `update` advances what it must undo) or
+ * `writeAhead` (a provisional lease for the issuing steps, then the client's lease: the saga the
+ * cloud engines share).
  */
 import { logError } from '../log';
 import type { Json } from '../store/store';
@@ -48,6 +49,35 @@ export class SecretLeases {
 
   /** The lease of a secret: made before it exists (write-ahead) or after it was made (the edge, for `Result.secret`). */
   grant(t: SecretTerms): Promise<LeaseRecord> {
+    return this.create(t, this.place.owner);
+  }
+
+  /**
+   * A lease no token owns: revoking the caller's token does not reach it, and it is made even
+   * when that token is gone (a lease with an owner is then refused and undone). Only for an undo
+   * that must outlive the token: an SSH key installed after the token's revocation removed its
+   * lease, whose removal failed, gets one due at once so the sweeper retries it (ssh/dynamic.ts).
+   */
+  grantUnowned(t: SecretTerms): Promise<LeaseRecord> {
+    return this.create(t, '');
+  }
+
+  /** Replaces what a lease must undo, as issuing advances (the steps of a write-ahead issue). */
+  update(leaseId: string, revoke: Json): Promise<void> {
+    return this.leases.update(leaseId, revoke);
+  }
+
+  /** Whether the lease is still there (a revocation of its owner token removes it). */
+  exists(leaseId: string): Promise<boolean> {
+    return this.leases.exists(leaseId);
+  }
+
+  /** Revokes the lease now: its engine's revoker undoes what it names. */
+  revoke(leaseId: string): Promise<void> {
+    return this.leases.revoke(leaseId);
+  }
+
+  private create(t: SecretTerms, owner: string): Promise<LeaseRecord> {
     return this.leases.create({
       ...this.place,
       path: t.path ?? this.place.path,
@@ -55,6 +85,7 @@ export class SecretLeases {
       maxTtl: t.maxTtl ?? t.ttl,
       renewable: t.renewable ?? false,
       revoke: t.revoke,
+      owner,
     });
   }
 

@@ -26,7 +26,7 @@ export const credsPaths = (readEnv: EnvReader) => [
           settings,
           roleName: name,
           role,
-          owner: req.principal?.accessor ?? '',
+          secrets: req.secrets,
         });
         return {
           data: { client_id: out.clientId, client_secret: out.clientSecret },

@@ -34,7 +34,7 @@ export const credsPaths = (readEnv: EnvReader) => [
           roleName: name,
           role,
           displayName,
-          owner: req.principal?.accessor ?? '',
+          secrets: req.secrets,
         });
         return flat({
           access_key: out.accessKey,

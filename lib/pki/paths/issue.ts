@@ -20,23 +20,17 @@ const pkiRole: RoleRule<Role> = {
   unknown: (name) => new BadRequest(`unknown role: ${name}`),
 };
 
-/** The response, with a lease when the role asks for one (revoking it revokes the certificate). */
-async function respond(req: ReqContext, role: Role | undefined, out: LeafResult, format: string): Promise<Result> {
+/**
+ * The response, with the certificate as its secret when the role asks for a lease (revoking it
+ * revokes the certificate): the edge leases it under the request's path (issue/<role>,
+ * sign/<role>, sign-verbatim[/<role>]), for as long as the certificate is valid.
+ */
+function respond(req: ReqContext, role: Role | undefined, out: LeafResult, format: string): Result {
   const data = certificateData(out, format);
   const result: Result = { data, ...(out.warnings.length ? { warnings: out.warnings } : {}) };
   if (role?.generateLease && out.stored) {
     const ttl = Math.max(1, Math.floor((out.notAfter - req.deps.now()) / 1000));
-    const lease = await req.deps.leases.create({
-      mount: req.mount.path,
-      engine: 'pki',
-      path: `issue/${req.path.split('/')[1] ?? 'verbatim'}`,
-      ttl,
-      maxTtl: ttl,
-      renewable: false,
-      revoke: { serial: colonSerial(out.serial) },
-      owner: req.principal?.accessor ?? '',
-    });
-    result.lease = { id: lease.lease_id, duration: ttl, renewable: false };
+    result.secret = { revoke: { serial: colonSerial(out.serial) }, ttl };
   }
   return result;
 }

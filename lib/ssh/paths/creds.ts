@@ -43,19 +43,12 @@ export const credsPaths = [
         const zero = (await store.zeroAddressRoles()).includes(name);
         const ip = checkTargetIp(role, name, req.data.ip, zero);
         const username = targetUser(role, req.data.username);
-        const base = {
-          mount: req.mount.path,
-          roleName: name,
-          ip,
-          username,
-          ...leaseTtls(role, req.mount),
-          owner: req.principal?.accessor ?? '',
-        };
+        const base = { mount: req.mount.path, ip, username, ...leaseTtls(role, req.mount) };
         if (role.keyType === 'otp') {
-          const { otp, lease } = await issueOtp(store, req.deps.leases, base);
+          const { otp, lease } = await issueOtp(store, req.secrets, { ...base, roleName: name });
           return { data: { ip, key: otp, key_type: 'otp', port: role.port, username }, lease: leaseOf(lease) };
         }
-        const { privateKey, lease } = await issueDynamic(store, req.deps.leases, { ...base, role });
+        const { privateKey, lease } = await issueDynamic(store, req.secrets, { ...base, role });
         return { data: dynamicData(role, privateKey, ip, username), lease: leaseOf(lease) };
       },
     },

@@ -43,22 +43,11 @@ async function signing(req: NamedReq): Promise<Signing> {
   return { role, ca, ctx };
 }
 
-/** The answer of both: the certificate, extra data, and a (non-renewable, nothing to revoke) lease. */
-async function answer(req: NamedReq, op: 'sign' | 'issue', signed: Signed, extra: Record<string, string> = {}): Promise<Result> {
-  const path = `${op}/${req.data.name}`;
-  const lease = await req.deps.leases.create({
-    mount: req.mount.path,
-    engine: 'ssh',
-    path,
-    ttl: signed.ttl,
-    maxTtl: signed.ttl,
-    renewable: false,
-    revoke: { kind: 'cert' },
-    owner: req.principal?.accessor ?? '',
-  });
+/** The answer of both: the certificate, extra data, and the secret the edge leases (non-renewable, nothing to revoke). */
+function answer(signed: Signed, extra: Record<string, string> = {}): Result {
   return {
     data: { serial_number: signed.serialNumber, signed_key: signed.signedKey, ...extra },
-    lease: { id: lease.lease_id, duration: signed.ttl, renewable: false },
+    secret: { revoke: { kind: 'cert' }, ttl: signed.ttl },
   };
 }
 
@@ -84,7 +73,7 @@ export const signPaths = [
         const { role, ca, ctx } = await signing(req);
         const d = req.data;
         const input = { ...certRequest(d), publicKey: d.public_key };
-        return answer(req, 'sign', signKey(role, ca, input, ctx));
+        return answer(signKey(role, ca, input, ctx));
       },
     },
   }),
@@ -102,7 +91,7 @@ export const signPaths = [
         const d = req.data;
         const input = { ...certRequest(d), keyType: d.key_type, keyBits: d.key_bits };
         const issued = await issueKey(role, ca, input, ctx);
-        return answer(req, 'issue', issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
+        return answer(issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
       },
     },
   }),

@@ -1,19 +1,24 @@
 /**
  * A request that dies mid-way (a function time-out): the provisional lease written before the
  * first cloud call expires after the issuing window, and the sweeper removes what was created.
+ * The engine's own saga (SecretLeases.writeAhead, with the engine's write-ahead record) runs the
+ * steps and then never finishes, as a function killed at its time-out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { beginIssue as beginA } from '../../../lib/cloud-a/creds';
+import { recordFor as recordForA } from '../../../lib/cloud-a/creds';
 import { cloudAStore } from '../../../lib/cloud-a/cloud-a-store';
 import { effectiveSettings } from '../../../lib/cloud-a/config';
 import { createApplication, createServicePrincipal } from '../../../lib/cloud-a/graph';
-import { beginIssue as beginB } from '../../../lib/cloud-b/creds';
+import { recordFor as recordForB } from '../../../lib/cloud-b/creds';
 import { cloudBStore } from '../../../lib/cloud-b/cloud-b-store';
 import { resolveCredentials } from '../../../lib/cloud-b/config';
 import { createUser, createPolicy } from '../../../lib/cloud-b/ram';
 import { endpointsOf } from '../../../lib/cloud-b/settings';
-import { ISSUING_WINDOW } from '../../../lib/cloud-common/issuing-lease';
+import type { Deps } from '../../../lib/deps';
 import { mountPartition } from '../../../lib/mount-partition';
+import type { Json } from '../../../lib/store/store';
+import type { LeaseRecord } from '../../../lib/sys/leases';
+import { ISSUING_WINDOW } from '../../../lib/sys/secret-leases';
 import { sweep } from '../../../lib/sys/sweeper';
 import { call } from '../../helpers/service';
 import { cloudABench, contributor, type Bench } from './helpers';
@@ -31,6 +36,24 @@ afterAll(async () => {
   await b.close();
 });
 
+/**
+ * Issues `record` under the engine's saga as a creds request by a token-less caller would, runs
+ * `steps`, then dies: the saga never settles, so neither the client's lease nor the undo of a
+ * failure ever happens. Resolves with the provisional lease once the steps are done.
+ */
+function dieMidWay(deps: Deps, engine: string, record: Json, steps: () => Promise<void>): Promise<LeaseRecord> {
+  const secrets = deps.secrets({ mount: engine, engine, path: 'creds/r', owner: '' });
+  return new Promise((resolve, reject) => {
+    secrets
+      .writeAhead(record, async (provisional) => {
+        await steps();
+        resolve(provisional);
+        return new Promise<never>(() => undefined);
+      })
+      .catch(reject);
+  });
+}
+
 describe('a creds request that dies mid-way', () => {
   it('cloud-a: the application and principal it made are removed once the issuing window passes', async () => {
     expect(
@@ -38,12 +61,13 @@ describe('a creds request that dies mid-way', () => {
     ).toBe(204);
     const store = cloudAStore(mountPartition(a.svc.deps, 'cloud-a', 'cloud-a'));
     const settings = await effectiveSettings(a.svc.deps, await store.config(), () => a.env);
-    const mount = a.svc.deps.mounts.find((m) => m.path === 'cloud-a')!;
-    const { lease, record } = await beginA({ deps: a.svc.deps, mount, settings, roleName: 'r', role: (await store.role('r'))!, owner: '' });
+    const record = recordForA({ roleName: 'r', role: (await store.role('r'))! });
     if (record.kind !== 'dynamic') throw new Error('expected a dynamic record');
     // The steps run, then the process dies before recording them or answering.
-    const app = await createApplication(settings, record.displayName);
-    await createServicePrincipal(settings, app.appId);
+    const lease = await dieMidWay(a.svc.deps, 'cloud-a', record, async () => {
+      const app = await createApplication(settings, record.displayName);
+      await createServicePrincipal(settings, app.appId);
+    });
     expect(lease.expire_time - lease.issue_time).toBe(ISSUING_WINDOW);
     await sweep(a.svc.deps, 10_000);
     expect(a.fake.state.leftovers({ apps: [a.fake.root.objectId] }).applications).toHaveLength(1);
@@ -65,18 +89,11 @@ describe('a creds request that dies mid-way', () => {
     const store = cloudBStore(mountPartition(b.svc.deps, 'cloud-b', 'cloud-b'));
     const endpoints = endpointsOf(() => b.env);
     const rpc = { endpoints, creds: await resolveCredentials(b.svc.deps, store, () => b.env, endpoints) };
-    const mount = b.svc.deps.mounts.find((m) => m.path === 'cloud-b')!;
-    const { record } = await beginB({
-      deps: b.svc.deps,
-      mount,
-      rpc,
-      roleName: 'r',
-      role: (await store.role('r'))!,
-      displayName: 'root',
-      owner: '',
+    const record = recordForB({ deps: b.svc.deps, roleName: 'r', role: (await store.role('r'))!, displayName: 'root' });
+    await dieMidWay(b.svc.deps, 'cloud-b', record, async () => {
+      await createUser(rpc, record.userName);
+      await createPolicy(rpc, record.inlinePolicies[0]!, JSON.stringify(POLICY_DOC));
     });
-    await createUser(rpc, record.userName);
-    await createPolicy(rpc, record.inlinePolicies[0]!, JSON.stringify(POLICY_DOC));
     clock += (ISSUING_WINDOW + 1) * 1000;
     await sweep(b.svc.deps, 10_000);
     expect(b.fake.state.leftovers()).toEqual({ users: [], customPolicies: [], accessKeys: [] });
