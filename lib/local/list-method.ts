@@ -54,44 +54,56 @@ export class ListMethodFramer {
     switch (s.kind) {
       case 'raw':
         return this.pass(this.buf.length);
-      case 'head': {
-        const end = this.buf.indexOf('\r\n\r\n');
-        if (end === -1) {
-          if (this.buf.length > MAX_HEAD) this.state = { kind: 'raw' };
-          return this.buf.length > MAX_HEAD;
-        }
-        const raw = this.buf.subarray(0, end + 4);
-        const head = raw.toString('latin1');
-        this.buf = this.buf.subarray(end + 4);
-        const rewritten = rewriteRequestLine(head);
-        if (rewritten === head) this.out.push(raw);
-        else {
-          this.out.push(Buffer.from(rewritten, 'latin1'));
-          this.rewrote = true;
-        }
-        this.state = nextState(head);
-        return true;
-      }
+      case 'head':
+        return this.takeHead();
       case 'body':
         return this.passCounted(s.left, (left) => (left ? { kind: 'body', left } : { kind: 'head' }));
-      case 'chunk-size': {
-        const eol = this.buf.indexOf('\r\n');
-        if (eol === -1) return false;
-        const size = parseInt(this.buf.subarray(0, eol).toString('latin1').split(';')[0]!.trim(), 16);
-        this.pass(eol + 2);
-        this.state = Number.isNaN(size) ? { kind: 'raw' } : size === 0 ? { kind: 'trailers' } : { kind: 'chunk-data', left: size + 2 };
-        return true;
-      }
+      case 'chunk-size':
+        return this.takeChunkSize();
       case 'chunk-data':
         return this.passCounted(s.left, (left) => (left ? { kind: 'chunk-data', left } : { kind: 'chunk-size' }));
-      case 'trailers': {
-        const eol = this.buf.indexOf('\r\n');
-        if (eol === -1) return false;
-        this.pass(eol + 2);
-        if (eol === 0) this.state = { kind: 'head' };
-        return true;
-      }
+      case 'trailers':
+        return this.takeTrailer();
     }
+  }
+
+  /** A request's head, passed on (its request line rewritten if LIST) once whole; one larger than MAX_HEAD makes the rest raw. */
+  private takeHead(): boolean {
+    const end = this.buf.indexOf('\r\n\r\n');
+    if (end === -1) {
+      if (this.buf.length > MAX_HEAD) this.state = { kind: 'raw' };
+      return this.buf.length > MAX_HEAD;
+    }
+    const raw = this.buf.subarray(0, end + 4);
+    const head = raw.toString('latin1');
+    this.buf = this.buf.subarray(end + 4);
+    const rewritten = rewriteRequestLine(head);
+    if (rewritten === head) this.out.push(raw);
+    else {
+      this.out.push(Buffer.from(rewritten, 'latin1'));
+      this.rewrote = true;
+    }
+    this.state = nextState(head);
+    return true;
+  }
+
+  /** A chunk's size line: the chunk's data follows, or the trailers after the last (size 0); an unreadable size makes the rest raw. */
+  private takeChunkSize(): boolean {
+    const eol = this.buf.indexOf('\r\n');
+    if (eol === -1) return false;
+    const size = parseInt(this.buf.subarray(0, eol).toString('latin1').split(';')[0]!.trim(), 16);
+    this.pass(eol + 2);
+    this.state = Number.isNaN(size) ? { kind: 'raw' } : size === 0 ? { kind: 'trailers' } : { kind: 'chunk-data', left: size + 2 };
+    return true;
+  }
+
+  /** One trailer line; the empty line ends the request. */
+  private takeTrailer(): boolean {
+    const eol = this.buf.indexOf('\r\n');
+    if (eol === -1) return false;
+    this.pass(eol + 2);
+    if (eol === 0) this.state = { kind: 'head' };
+    return true;
   }
 
   private pass(n: number): boolean {

@@ -55,8 +55,15 @@ export async function serve(fetch: FetchHandler, options: { port?: number; host?
  * timeout and keep-alive settings are the client's.
  */
 function rewritingConnection(client: Socket): Duplex {
-  const framer = new ListMethodFramer();
-  const conn = new Duplex({
+  const conn = writingTo(client);
+  feedRewritten(client, conn);
+  actAsSocket(conn, client);
+  return conn;
+}
+
+/** A duplex whose writes go to the client socket (an answer's parts in one write) and whose reads resume it. */
+function writingTo(client: Socket): Duplex {
+  return new Duplex({
     read() {
       client.resume();
     },
@@ -79,6 +86,11 @@ function rewritingConnection(client: Socket): Duplex {
       done(err);
     },
   });
+}
+
+/** Pushes the client's bytes, framed and with LIST rewritten, into `conn`; its end, errors and close follow the client's. */
+function feedRewritten(client: Socket, conn: Duplex): void {
+  const framer = new ListMethodFramer();
   // The parser reads what the framer passes on; the socket waits while the parser is behind.
   const pass = (parts: Buffer[]) => parts.reduce((more, part) => conn.push(part) && more, true);
   client.on('data', (d: Buffer) => {
@@ -90,6 +102,10 @@ function rewritingConnection(client: Socket): Duplex {
   });
   client.on('error', (e) => conn.destroy(e));
   client.on('close', () => conn.destroy());
+}
+
+/** What node's HTTP server asks of a socket, answered by the client's: its addresses, timeout, no-delay and keep-alive. */
+function actAsSocket(conn: Duplex, client: Socket): void {
   const socketLike = conn as Duplex & Record<string, unknown>;
   for (const name of ['remoteAddress', 'remotePort', 'remoteFamily', 'localAddress', 'localPort'] as const) {
     Object.defineProperty(socketLike, name, { get: () => client[name] });
@@ -107,5 +123,4 @@ function rewritingConnection(client: Socket): Duplex {
     return conn;
   };
   client.on('timeout', () => conn.emit('timeout'));
-  return conn;
 }

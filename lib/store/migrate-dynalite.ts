@@ -64,6 +64,7 @@ async function probe(dbDir: string): Promise<void> {
   await db.close();
 }
 
+/** Copies the table out of the dynalite data under `dbDir` (served by a dynalite of its own meanwhile); a missing table copies nothing. */
 async function copyTable(store: LevelStore, dbDir: string, table: string): Promise<number> {
   await probe(dbDir);
   const server = await startEmbeddedDynamo({ path: dbDir });
@@ -73,42 +74,58 @@ async function copyTable(store: LevelStore, dbDir: string, table: string): Promi
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    try {
-      await client.send(new DescribeTableCommand({ TableName: table }));
-    } catch (e) {
-      if (e instanceof ResourceNotFoundException) return 0;
-      throw e;
-    }
-    const dynamo = new DynamoStore(sdkDynamoApi(client), table);
-    let copied = 0;
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await client.send(
-        new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
-      );
-      let batch: Parameters<LevelStore['importRecords']>[0] = [];
-      let bytes = 0;
-      for (const item of out.Items ?? []) {
-        const one = await recordOf(dynamo, item);
-        if (!one) continue;
-        batch.push(one);
-        bytes += one.key.length + (one.record.v?.length ?? 0);
-        if (bytes >= BATCH_BYTES) {
-          await store.importRecords(batch);
-          copied += batch.length;
-          batch = [];
-          bytes = 0;
-        }
-      }
-      await store.importRecords(batch);
-      copied += batch.length;
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return copied;
+    if (!(await tableExists(client, table))) return 0;
+    return await copyItems(store, client, table);
   } finally {
     client.destroy();
     await server.close();
   }
+}
+
+async function tableExists(client: DynamoDBClient, table: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: table }));
+    return true;
+  } catch (e) {
+    if (e instanceof ResourceNotFoundException) return false;
+    throw e;
+  }
+}
+
+/** Scans the whole table, consistently, page by page; returns the number of items copied. */
+async function copyItems(store: LevelStore, client: DynamoDBClient, table: string): Promise<number> {
+  const dynamo = new DynamoStore(sdkDynamoApi(client), table);
+  let copied = 0;
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(
+      new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
+    copied += await importPage(store, dynamo, out.Items ?? []);
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return copied;
+}
+
+/** Imports one scanned page's items (chunks skipped) in writes of about BATCH_BYTES each; returns how many. */
+async function importPage(store: LevelStore, dynamo: DynamoStore, items: Record<string, AttributeValue>[]): Promise<number> {
+  let copied = 0;
+  let batch: Parameters<LevelStore['importRecords']>[0] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const one = await recordOf(dynamo, item);
+    if (!one) continue;
+    batch.push(one);
+    bytes += one.key.length + (one.record.v?.length ?? 0);
+    if (bytes >= BATCH_BYTES) {
+      await store.importRecords(batch);
+      copied += batch.length;
+      batch = [];
+      bytes = 0;
+    }
+  }
+  await store.importRecords(batch);
+  return copied + batch.length;
 }
 
 /** The embedded store's record of one raw DynamoDB item; undefined for a chunk item. */

@@ -10,55 +10,11 @@ import type { Sealer, SealedValue } from '../keys/sealed';
 import { mutate, type Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { calculateTtl } from './token-ttl';
+import { newTokenRecord, type CreateTokenInput, type TokenRecord } from './token-record';
 import { expirySort, TOKEN_EXPIRY_INDEX, TokenTree, type AccessorItem, type RevokeMode } from './token-tree';
 
+export type { CreateTokenInput, TokenRecord } from './token-record';
 export { expirySort, TOKEN_EXPIRY_INDEX } from './token-tree';
-
-export interface TokenRecord {
-  id: string;
-  accessor: string;
-  policies: string[];
-  display_name: string;
-  meta: Record<string, string>;
-  num_uses: number;
-  /** seconds since the epoch */
-  creation_time: number;
-  creation_ttl: number;
-  /** seconds since the epoch; 0 = never */
-  expire_time: number;
-  explicit_max_ttl: number;
-  renewable: boolean;
-  parent: string;
-  path: string;
-  /** Seconds; renewals grant exactly this, with no limit but explicit_max_ttl. Records written before it lack it: read with `?? 0`. */
-  period: number;
-  /** The token role it was created against, or ''. Records written before it lack it: read with `?? ''`. */
-  role: string;
-  [k: string]: string | number | boolean | string[] | Record<string, string>;
-}
-
-export interface CreateTokenInput {
-  policies: string[];
-  display_name: string;
-  meta: Record<string, string>;
-  num_uses: number;
-  ttl: number;
-  explicit_max_ttl: number;
-  renewable: boolean;
-  parent: string;
-  path: string;
-  period?: number;
-  role?: string;
-  /** Where the token may be used from (CIDR blocks); empty or absent: anywhere. */
-  bound_cidrs?: string[];
-  /** The login identity (auth methods): the alias name and mount accessor templates read. */
-  alias?: { mount_accessor: string; mount_type: string; name: string; metadata: Record<string, string> };
-  /**
-   * Set only by the makers of root tokens (initialisation, generate-root, and `auth/token/create`
-   * called with a root token): without it a token carrying `root` is never made.
-   */
-  allowRoot?: true;
-}
 
 /** The one refusal of a root token from anywhere else. */
 export const NO_ROOT_TOKENS = 'auth methods cannot create root tokens';
@@ -132,41 +88,25 @@ export class Tokens {
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const accessor = randomBytes(18).toString('base64url');
     const id = await this.idOf(token);
-    const now = Math.floor(this.now() / 1000);
-    const record: TokenRecord = {
-      id,
-      accessor,
-      policies: input.policies,
-      display_name: input.display_name,
-      meta: input.meta,
-      num_uses: input.num_uses,
-      creation_time: now,
-      creation_ttl: input.ttl,
-      expire_time: input.ttl ? now + input.ttl : 0,
-      explicit_max_ttl: input.explicit_max_ttl,
-      renewable: input.renewable,
-      parent: input.parent,
-      path: input.path,
-      period: input.period ?? 0,
-      role: input.role ?? '',
-      ...(input.bound_cidrs?.length ? { bound_cidrs: input.bound_cidrs } : {}),
-      ...(input.alias
-        ? {
-            alias_mount_accessor: input.alias.mount_accessor,
-            alias_mount_type: input.alias.mount_type,
-            alias_name: input.alias.name,
-            alias_metadata: input.alias.metadata,
-          }
-        : {}),
-    };
+    const record = newTokenRecord(input, { id, accessor, now: Math.floor(this.now() / 1000) });
+    await this.putNewToken(record);
+    return { token, record };
+  }
+
+  /**
+   * A new token's items, the token itself last: its accessor (in the expiry index when it
+   * expires), its creation path and its parent's link, so a crash never leaves a usable token
+   * that cannot be found and revoked.
+   */
+  private async putNewToken(record: TokenRecord): Promise<void> {
+    const { id, accessor } = record;
     const index = record.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(record.expire_time) } : null;
-    const link: AccessorItem = { id, expire_time: record.expire_time, parent: input.parent, path: input.path };
+    const link: AccessorItem = { id, expire_time: record.expire_time, parent: record.parent, path: record.path };
     await this.part.put(`accessor/${accessor}`, link, { ifAbsent: true, index });
     // By creation path, for revoke-prefix on auth/token/create/<role>; written ahead like the rest.
-    await this.part.put(pathKey(input.path, accessor), { accessor });
-    if (input.parent) await this.part.put(`child/${input.parent}/${accessor}`, { accessor });
+    await this.part.put(pathKey(record.path, accessor), { accessor });
+    if (record.parent) await this.part.put(`child/${record.parent}/${accessor}`, { accessor });
     await this.part.put(`token/${id}`, record, { ifAbsent: true });
-    return { token, record };
   }
 
   /** The live record for a token, or undefined (unknown, malformed, expired, used up, revoked with an ancestor). */

@@ -30,21 +30,9 @@ export async function issueSecretId(
 ): Promise<IssuedSecretId> {
   if (!role.bindSecretId) throw new InvalidInput('bind_secret_id is not set on the role');
   const secretId = opts.secretId === undefined ? randomId() : checkChosenId(opts.secretId, 'secret_id');
-  const cidrs = cidrList(input.cidrList ?? [], 'cidr_list');
-  if (!cidrsWithin(cidrs, role.secretIdBoundCidrs))
-    throw new InvalidInput('failed to verify subset relationship between CIDR blocks on the role and CIDR blocks on the secret ID');
-  const tokenCidrs = cidrList(input.tokenBoundCidrs ?? [], 'token_bound_cidrs');
-  if (!cidrsWithin(tokenCidrs, role.token.boundCidrs))
-    throw new InvalidInput('failed to verify subset relationship between the token CIDR blocks on the role and on the secret ID');
-  const numUses = input.numUses ?? role.secretIdNumUses;
-  if (input.numUses !== undefined && role.secretIdNumUses > 0 && (numUses === 0 || numUses > role.secretIdNumUses)) {
-    throw new InvalidInput("num_uses cannot be higher than the role's secret_id_num_uses");
-  }
-  let ttl = input.ttl ?? role.secretIdTtl;
-  if (input.ttl !== undefined && role.secretIdTtl > 0 && (ttl === 0 || ttl > role.secretIdTtl)) {
-    throw new InvalidInput("ttl cannot be longer than the role's secret_id_ttl");
-  }
-  if (ttl > opts.maxTtl) ttl = opts.maxTtl;
+  const { cidrList, tokenBoundCidrs } = cidrsWithinRole(role, input);
+  const numUses = numUsesWithinRole(role, input);
+  const ttl = ttlWithinRole(role, input, opts.maxTtl);
   const hmac = await store.hmac('secret-id', secretId);
   if (await store.secretId(role.uid, hmac)) throw new InvalidInput('SecretID is already registered');
   const accessor = randomId();
@@ -56,19 +44,55 @@ export async function issueSecretId(
     expirationTime: ttl ? opts.now + ttl * 1000 : 0,
     lastUpdatedTime: opts.now,
     metadata: input.metadata,
-    cidrList: cidrs,
-    tokenBoundCidrs: tokenCidrs,
+    cidrList,
+    tokenBoundCidrs,
   };
-  // The accessor before the id: a crash between leaves an accessor naming nothing, never an id no accessor names.
-  await store.putAccessor(accessor, { uid: role.uid, hmac });
+  await registerSecretId(store, role.uid, hmac, record);
+  return { secretId, accessor, ttl, numUses };
+}
+
+/** The secret id's CIDR blocks for logins and for its tokens, each within the role's. */
+function cidrsWithinRole(role: AppRole, input: SecretIdInput): { cidrList: string[]; tokenBoundCidrs: string[] } {
+  const cidrs = cidrList(input.cidrList ?? [], 'cidr_list');
+  if (!cidrsWithin(cidrs, role.secretIdBoundCidrs))
+    throw new InvalidInput('failed to verify subset relationship between CIDR blocks on the role and CIDR blocks on the secret ID');
+  const tokenCidrs = cidrList(input.tokenBoundCidrs ?? [], 'token_bound_cidrs');
+  if (!cidrsWithin(tokenCidrs, role.token.boundCidrs))
+    throw new InvalidInput('failed to verify subset relationship between the token CIDR blocks on the role and on the secret ID');
+  return { cidrList: cidrs, tokenBoundCidrs: tokenCidrs };
+}
+
+/** The secret id's uses: the role's by default; one given may be neither unlimited nor more than a limited role allows. */
+function numUsesWithinRole(role: AppRole, input: SecretIdInput): number {
+  const numUses = input.numUses ?? role.secretIdNumUses;
+  if (input.numUses !== undefined && role.secretIdNumUses > 0 && (numUses === 0 || numUses > role.secretIdNumUses)) {
+    throw new InvalidInput("num_uses cannot be higher than the role's secret_id_num_uses");
+  }
+  return numUses;
+}
+
+/** The secret id's TTL: the role's by default, within a limited role's as for the uses; at most `maxTtl`. */
+function ttlWithinRole(role: AppRole, input: SecretIdInput, maxTtl: number): number {
+  const ttl = input.ttl ?? role.secretIdTtl;
+  if (input.ttl !== undefined && role.secretIdTtl > 0 && (ttl === 0 || ttl > role.secretIdTtl)) {
+    throw new InvalidInput("ttl cannot be longer than the role's secret_id_ttl");
+  }
+  return ttl > maxTtl ? maxTtl : ttl;
+}
+
+/**
+ * Writes the accessor, then the secret id (only if absent). A crash between leaves an accessor
+ * naming nothing, never an id no accessor names; a failed id write takes the accessor back.
+ */
+async function registerSecretId(store: ApproleStore, uid: string, hmac: string, record: SecretIdRecord): Promise<void> {
+  await store.putAccessor(record.accessor, { uid, hmac });
   try {
-    await store.createSecretId(role.uid, hmac, record);
+    await store.createSecretId(uid, hmac, record);
   } catch (e) {
-    await store.deleteAccessor(accessor);
+    await store.deleteAccessor(record.accessor);
     if (e instanceof ExistsError) throw new InvalidInput('SecretID is already registered');
     throw e;
   }
-  return { secretId, accessor, ttl, numUses };
 }
 
 /**

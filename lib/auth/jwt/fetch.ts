@@ -3,7 +3,7 @@
  * hard time limit, a bounded body, no redirects followed, and, when the config names one, only
  * that CA trusted (as the reference builds its pool from the given PEM alone). Nothing here logs.
  */
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InvalidInput } from '../../domain-errors';
 
@@ -30,56 +30,85 @@ export function checkFetchUrl(raw: string, field: string): URL {
   return url;
 }
 
+export type FetchedDocument = { status: number; body: string };
+
 /** GETs `url`; answers the status and body (at most MAX_DOCUMENT_BYTES). Fails with a message naming only the host. */
-export function getDocument(url: URL, o: GetOptions = {}): Promise<{ status: number; body: string }> {
+export function getDocument(url: URL, o: GetOptions = {}): Promise<FetchedDocument> {
   const timeout = o.timeoutMs ?? FETCH_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    let settled = false;
-    const fail = (why: string) => {
+    const settle = settleOnce(url, resolve, reject);
+    const req = sendGet(url, o, timeout, settle);
+    endOnTimeoutAbortOrError(req, o.signal, timeout, settle);
+    req.end();
+  });
+}
+
+/** How a fetch ends: the first of `succeed` and `fail` settles it, later calls do nothing. */
+interface Settle {
+  succeed(doc: FetchedDocument): void;
+  /** Fails with a message naming only the host and `why`. */
+  fail(why: string): void;
+}
+
+function settleOnce(url: URL, resolve: (doc: FetchedDocument) => void, reject: (e: Error) => void): Settle {
+  let settled = false;
+  return {
+    succeed: (doc) => {
+      if (settled) return;
+      settled = true;
+      resolve(doc);
+    },
+    fail: (why) => {
       if (settled) return;
       settled = true;
       reject(new InvalidInput(`${url.host} could not be fetched: ${why}`));
-    };
-    const secure = url.protocol === 'https:';
-    const options = { method: 'GET', headers: { accept: 'application/json' }, timeout, ...(secure && o.ca ? { ca: o.ca } : {}) };
-    const req = (secure ? httpsRequest : httpRequest)(url, options, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_DOCUMENT_BYTES) {
-          res.destroy();
-          fail(`the answer is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-          return;
-        }
-        chunks.push(c);
-      });
-      res.on('end', () => {
-        if (settled) return;
-        settled = true;
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', () => fail('the answer was cut off'));
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      fail('timed out');
-    }, timeout);
-    const abort = () => {
-      req.destroy();
-      fail('aborted');
-    };
-    o.signal?.addEventListener('abort', abort, { once: true });
-    req.on('timeout', () => {
-      req.destroy();
-      fail('timed out');
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => fail(e.code ?? 'connection failed'));
-    req.on('close', () => {
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', abort);
-    });
-    req.end();
+    },
+  };
+}
+
+/** The GET itself, over https with the config's CA (when it names one) or plain http; its answer is read by `readBounded`. */
+function sendGet(url: URL, o: GetOptions, timeout: number, settle: Settle): ClientRequest {
+  const secure = url.protocol === 'https:';
+  const options = { method: 'GET', headers: { accept: 'application/json' }, timeout, ...(secure && o.ca ? { ca: o.ca } : {}) };
+  return (secure ? httpsRequest : httpRequest)(url, options, (res) => readBounded(res, settle));
+}
+
+/** Collects the answer's body; one larger than MAX_DOCUMENT_BYTES is cut off and fails. */
+function readBounded(res: IncomingMessage, settle: Settle): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_DOCUMENT_BYTES) {
+      res.destroy();
+      settle.fail(`the answer is larger than ${MAX_DOCUMENT_BYTES} bytes`);
+      return;
+    }
+    chunks.push(c);
+  });
+  res.on('end', () => settle.succeed({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+  res.on('error', () => settle.fail('the answer was cut off'));
+}
+
+/** Ends the request when the time limit passes, the caller aborts or the connection fails; cleans up when it closes. */
+function endOnTimeoutAbortOrError(req: ClientRequest, signal: AbortSignal | undefined, timeout: number, settle: Settle): void {
+  const timer = setTimeout(() => {
+    req.destroy();
+    settle.fail('timed out');
+  }, timeout);
+  const abort = () => {
+    req.destroy();
+    settle.fail('aborted');
+  };
+  signal?.addEventListener('abort', abort, { once: true });
+  req.on('timeout', () => {
+    req.destroy();
+    settle.fail('timed out');
+  });
+  req.on('error', (e: NodeJS.ErrnoException) => settle.fail(e.code ?? 'connection failed'));
+  req.on('close', () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', abort);
   });
 }
 

@@ -92,34 +92,56 @@ function checkMappings(m: Record<string, string>): Record<string, string> {
 
 /** The role after a write: the given fields over `current` (or the defaults). */
 export function buildRole(current: JwtRole | undefined, d: RoleInput, token: Parameters<typeof mergeTokenSettings>[1]): JwtRole {
-  const r: JwtRole = current
-    ? { ...current }
-    : {
-        roleType: 'jwt',
-        boundAudiences: [],
-        boundSubject: '',
-        boundClaimsType: 'string',
-        boundClaims: {},
-        claimMappings: {},
-        userClaim: '',
-        userClaimJsonPointer: false,
-        groupsClaim: '',
-        clockSkewLeeway: DEFAULT_CLOCK_SKEW_LEEWAY,
-        expirationLeeway: DEFAULT_CLAIM_LEEWAY,
-        notBeforeLeeway: DEFAULT_CLAIM_LEEWAY,
-        token: mergeTokenSettings(undefined, {}),
-      };
-  if (d.roleType !== undefined && d.roleType !== '' && d.roleType !== 'jwt') {
+  const r: JwtRole = current ? { ...current } : defaultRole();
+  checkRoleType(d.roleType);
+  r.token = mergeTokenSettings(current?.token, token);
+  setLeeways(r, d);
+  setBounds(r, d);
+  setClaimUse(r, d);
+  if (!r.boundAudiences.length && !r.token.boundCidrs.length && !r.boundSubject && !Object.keys(r.boundClaims).length) {
+    throw new InvalidInput('must have at least one bound constraint when creating/updating a role');
+  }
+  return r;
+}
+
+/** A new role before the write's fields: no bounds, no user claim, the default leeways and token settings. */
+function defaultRole(): JwtRole {
+  return {
+    roleType: 'jwt',
+    boundAudiences: [],
+    boundSubject: '',
+    boundClaimsType: 'string',
+    boundClaims: {},
+    claimMappings: {},
+    userClaim: '',
+    userClaimJsonPointer: false,
+    groupsClaim: '',
+    clockSkewLeeway: DEFAULT_CLOCK_SKEW_LEEWAY,
+    expirationLeeway: DEFAULT_CLAIM_LEEWAY,
+    notBeforeLeeway: DEFAULT_CLAIM_LEEWAY,
+    token: mergeTokenSettings(undefined, {}),
+  };
+}
+
+/** Only the jwt role type (or none) is taken; oidc is refused with its own reason. */
+function checkRoleType(roleType: string | undefined): void {
+  if (roleType !== undefined && roleType !== '' && roleType !== 'jwt') {
     throw new InvalidInput(
-      d.roleType === 'oidc'
+      roleType === 'oidc'
         ? "role_type 'oidc' is not supported: Latchkey serves the jwt login only (no browser OIDC flow)"
-        : `invalid 'role_type'${echo(d.roleType)}`,
+        : `invalid 'role_type'${echo(roleType)}`,
     );
   }
-  r.token = mergeTokenSettings(current?.token, token);
+}
+
+function setLeeways(r: JwtRole, d: RoleInput): void {
   if (d.clockSkewLeeway !== undefined) r.clockSkewLeeway = signedDuration(d.clockSkewLeeway, 'clock_skew_leeway');
   if (d.expirationLeeway !== undefined) r.expirationLeeway = signedDuration(d.expirationLeeway, 'expiration_leeway');
   if (d.notBeforeLeeway !== undefined) r.notBeforeLeeway = signedDuration(d.notBeforeLeeway, 'not_before_leeway');
+}
+
+/** What a token must carry: audiences, subject, bound claims (kept claims are checked again under glob matching). */
+function setBounds(r: JwtRole, d: RoleInput): void {
   if (d.boundAudiences !== undefined) r.boundAudiences = [...new Set(d.boundAudiences)];
   if (d.boundSubject !== undefined) r.boundSubject = d.boundSubject;
   if (d.boundClaimsType !== undefined) {
@@ -129,15 +151,15 @@ export function buildRole(current: JwtRole | undefined, d: RoleInput, token: Par
   }
   if (d.boundClaims !== undefined) r.boundClaims = boundClaimsOf(d.boundClaims, r.boundClaimsType === 'glob');
   else if (r.boundClaimsType === 'glob') boundClaimsOf(r.boundClaims, true);
+}
+
+/** Which claims become metadata, which names the user (required) and which lists the groups. */
+function setClaimUse(r: JwtRole, d: RoleInput): void {
   if (d.claimMappings !== undefined) r.claimMappings = checkMappings(d.claimMappings);
   if (d.userClaim !== undefined) r.userClaim = d.userClaim;
   if (!r.userClaim) throw new InvalidInput('a user claim must be defined on the role');
   if (d.userClaimJsonPointer !== undefined) r.userClaimJsonPointer = d.userClaimJsonPointer;
   if (d.groupsClaim !== undefined) r.groupsClaim = d.groupsClaim;
-  if (!r.boundAudiences.length && !r.token.boundCidrs.length && !r.boundSubject && !Object.keys(r.boundClaims).length) {
-    throw new InvalidInput('must have at least one bound constraint when creating/updating a role');
-  }
-  return r;
 }
 
 /** The role in the reference's read-back names. */
