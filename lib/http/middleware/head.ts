@@ -13,6 +13,8 @@ export function headWithoutBody(): MiddlewareHandler {
 
 export async function headOf(res: Response): Promise<Response> {
   const headers = new Headers(res.headers);
-  if (!headers.has('content-length')) headers.set('content-length', String(res.body ? (await res.arrayBuffer()).byteLength : 0));
+  // A 204 has no content, so no length (RFC 9110 section 8.6), as its GET has none.
+  if (res.status !== 204 && !headers.has('content-length'))
+    headers.set('content-length', String(res.body ? (await res.arrayBuffer()).byteLength : 0));
   return new Response(null, { status: res.status, statusText: res.statusText, headers });
 }

@@ -23,12 +23,14 @@ export function auditResponse(answer: Answer, mount: MountRef): AuditResponse {
       ...clear,
     };
   }
+  // What the client got: its status, and every warning it was sent.
+  const warnings = answer.kind === 'envelope' ? answer.warnings : [];
   return {
-    status: r.status ?? (r.data !== undefined || r.auth !== undefined ? 200 : 204),
+    status: answer.status,
     ...(r.data !== undefined ? { data: r.data } : {}),
     ...(r.lease ? { leaseId: r.lease.id } : {}),
     ...(r.auth ? { auth: r.auth } : {}),
-    ...(r.warnings?.length ? { warnings: r.warnings } : {}),
+    ...(warnings.length ? { warnings } : {}),
     ...clear,
   };
 }
