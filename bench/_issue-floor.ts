@@ -5,7 +5,7 @@
  *    ECDSA P-256 signature with the CA's key, in this process;
  *  - the engine: issueLeaf + certificateData (names, template, DER, the crypto, PEM) called
  *    directly on an in-process local service, no HTTP, no auth;
- *  - the HTTP stack: a server in its own process on the local listener (lib/local/serve.ts, the
+ *  - the HTTP stack: a server in its own process on the local listener (lib/local/http-server.ts, the
  *    Hono node adaptor) that reads each request's body and answers the bytes of a real issue
  *    answer, and does nothing else (startFloorServer('canned'); this file with `--serve`);
  *  - both together: the same server running the engine on each request's common_name and
@@ -18,12 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLocal } from '../lib/local/service';
-import { serve } from '../lib/local/serve';
+import { listen } from '../lib/local/http-server';
 import { setLogLevel } from '../lib/log';
 import { mountPartition } from '../lib/mount-partition';
 import { issueLeaf } from '../lib/pki/leaf';
 import { newEcKey } from '../lib/pki/public-key';
-import { certificateData } from '../lib/pki/response';
+import { certificateData } from '../lib/pki/paths/certificate-data';
 import type { Role } from '../lib/pki/role';
 import { caller } from './_http';
 import { startScript, stopChild } from './_servers';
@@ -106,7 +106,7 @@ async function serveFloor(mode: string): Promise<void> {
   const answer = process.env.FLOOR_ANSWER ?? '{}';
   const engine = mode === 'engine' ? await engineOnly() : undefined;
   const headers = () => ({ 'content-type': 'application/json', 'x-request-id': randomUUID() });
-  const served = await serve(async (request) => {
+  const served = await listen(async (request) => {
     if (!engine) {
       await request.arrayBuffer();
       return new Response(answer, { headers: headers() });

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { startLocal } from '../lib/local/service';
 import { setLogLevel } from '../lib/log';
 import { issueLeaf, signLeaf } from '../lib/pki/leaf';
-import { certificateData } from '../lib/pki/response';
+import { certificateData } from '../lib/pki/paths/certificate-data';
 import { parseCsr } from '../lib/pki/parse';
 import { onePem } from '../lib/pki/pem';
 import type { Role } from '../lib/pki/role';

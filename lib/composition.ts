@@ -73,7 +73,7 @@ export function dynamoClient(env: Environment): DynamoDBClient {
   });
 }
 
-/** The store's DynamoDB access: the lean JSON client (the SDK client costs ~100 ms of cold start). */
+/** The store's DynamoDB access: the lean JSON client (the SDK client slows cold start; figures in BENCHMARKS.md). */
 export function dynamoApi(env: Environment): DynamoApi {
   const local = { accessKeyId: 'local', secretAccessKey: 'local' };
   const client = new AwsJsonClient({

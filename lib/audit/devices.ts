@@ -89,8 +89,8 @@ export class LineGroup {
  * Appends synchronously (in the file when the call returns) to a file kept open; before each
  * write the path is checked against the open file (device and inode), so a file rotated or
  * removed is reopened (recreated) and a path that cannot be written (a directory, no
- * permission) fails the write. Synchronous calls: an asynchronous append costs several times
- * more CPU per record here (measured with bench/audit.ts).
+ * permission) fails the write. Synchronous calls: an asynchronous append costs more CPU per
+ * record (bench/audit.ts; figures in BENCHMARKS.md).
  */
 class Appender {
   private file?: { fd: number; dev: number; ino: number };

@@ -1,7 +1,7 @@
 /**
  * A lean client for AWS JSON-protocol services (DynamoDB, KMS): sign, POST, parse, map errors,
  * retry throttling and 5xx with jittered back-off. It exists for cold start: the official
- * SDK clients cost ~100 ms to import on this machine (bench/bundle.ts), this costs ~1 ms.
+ * SDK clients take far longer to import (figures in BENCHMARKS.md).
  */
 import { Endpoint, isNetworkError } from './http';
 import { signJsonPost, type Credentials } from './sigv4';

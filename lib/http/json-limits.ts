@@ -7,12 +7,11 @@
  * body overflowed the stack there. So input nesting deeper than `depth`, or holding more than
  * `values` values in all, is refused with a 400 naming the limit, before any handler or audit
  * record sees it. The value count bounds what a 1 MiB body (BODY_LIMIT) can cost downstream: the
- * audit log hashes every string, and 350,000 empty strings (1 MiB) took 1.1 s to hash into a
- * 27 MB record; 100,000 take a quarter of that. No legitimate client comes near either limit:
- * the deepest documented inputs (policy documents, inline cloud policies, catalog
- * registrations) nest under 10 levels, and requests hold tens of values, a large secret
- * thousands. The checker costs about 1 µs on a typical 1 KB body and 4 ms on a 1 MiB secret of
- * 23,000 entries (half of JSON.parse's time); bench/json-limits.ts measures it.
+ * audit log hashes every string, and a 1 MiB body of empty strings is slow to hash into a huge
+ * record. No legitimate client comes near either limit: the deepest documented inputs (policy
+ * documents, inline cloud policies, catalog registrations) nest under 10 levels, and requests
+ * hold tens of values, a large secret thousands. The checker is cheap next to JSON.parse
+ * (bench/json-limits.ts; figures in BENCHMARKS.md).
  */
 import { BadRequest } from '../errors';
 

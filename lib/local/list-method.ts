@@ -1,7 +1,7 @@
 /**
  * Node's HTTP parser refuses the LIST method that existing secrets-server clients send
  * (hvac, the reference CLI). The local server therefore reads each connection through this
- * framer (serve.ts): it frames each HTTP/1.1 request on the way in and rewrites a `LIST /p?q` request line to
+ * framer (http-server.ts): it frames each HTTP/1.1 request on the way in and rewrites a `LIST /p?q` request line to
  * `GET /p?q&list=true` — the same operation by the contract — and passes everything else, and
  * all responses, through unchanged.
  */

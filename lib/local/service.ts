@@ -22,7 +22,7 @@ import { ensureTable } from '../store/setup';
 import { initialize, isInitialized } from '../sys/init';
 import { sweep } from '../sys/sweeper';
 import { localApp } from './app';
-import { serve } from './serve';
+import { listen } from './http-server';
 
 export interface LocalService {
   url: string;
@@ -60,7 +60,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   // The catalog as the local server documents it: the `local` overlay of infra/mounts.json
   // (open, for development on loopback). Asked for here by name; every other composition is closed.
   const app = localApp(deps, await loadEngines(), { catalog: catalogSettings({ overlay: 'local' }) });
-  const served = await serve(app.fetch, {
+  const served = await listen(app.fetch, {
     port: options.port ?? Number(process.env.PORT ?? 8200),
     host: options.host ?? process.env.HOST ?? '127.0.0.1',
   });

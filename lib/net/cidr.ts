@@ -1,7 +1,7 @@
 /** IP addresses and CIDR blocks: SSH OTP and dynamic roles, token and secret id bindings. */
 import { BlockList, isIP } from 'node:net';
 import { InvalidInput } from '../domain-errors';
-import { echo } from '../echo';
+import { quoted } from '../quote';
 
 const family = (ip: string): 'ipv4' | 'ipv6' | undefined => {
   const v = isIP(ip);
@@ -20,7 +20,7 @@ function parseBlock(block: string, field: string): { addr: string; prefix: numbe
   const max = fam === 'ipv4' ? 32 : 128;
   const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
   if (!fam || extra !== undefined || !(prefix >= 0 && prefix <= max))
-    throw new InvalidInput(`invalid CIDR block${echo(block)} in ${field}`);
+    throw new InvalidInput(`invalid CIDR block${quoted(block)} in ${field}`);
   return { addr, prefix, fam };
 }
 
@@ -38,7 +38,7 @@ export function canonicalAddress(text: string): string {
 }
 
 export function checkIp(ip: string): string {
-  if (!family(ip)) throw new InvalidInput(`invalid IP address${echo(ip)}`);
+  if (!family(ip)) throw new InvalidInput(`invalid IP address${quoted(ip)}`);
   return ip;
 }
 

@@ -5,12 +5,12 @@
 import type { Deps } from '../deps';
 import { signatureAlgorithm, type KeyType } from '../keys/signer';
 import type { Partition } from '../store/store';
+import type { CertOutput } from './cert-output';
 import { storeCertificate } from './certs';
 import { buildCertificate } from './der/certificate';
 import type { Issuer } from './issuer';
 import type { IssuedKey } from './public-key';
 import { altNamesOf, type Names } from './request-names';
-import type { CertOutput } from './response';
 import type { Role } from './role';
 import { randomSerial } from './serial';
 import { leafExtensions, withRequested, type RequestedExtension } from './template';

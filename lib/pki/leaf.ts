@@ -60,8 +60,8 @@ function roleKeyUsages(role: Role): { ku: string[]; eku: string[] } {
 
 /**
  * What issue and sign take from the role, around the certificate's own parts. Fields are
- * listed, not spread: on Node 20's V8 `{ ...parts, more }` costs ~15 µs (measured), more than
- * the whole rest of this step (Node 22 does it in 0.05 µs; the local server may run on 20).
+ * listed, not spread: on Node 20's V8, which the local server may run on, `{ ...parts, more }`
+ * costs more than the whole rest of this step (figures in BENCHMARKS.md).
  */
 function roleBuild(role: Role, parts: Pick<Build, 'issuer' | 'spki' | 'keyType' | 'names' | 'validity' | 'subject'>): Build {
   const { ku, eku } = roleKeyUsages(role);

@@ -58,10 +58,9 @@ const RSA_ENCRYPTION = oid('1.2.840.113549.1.1.1');
 const ED25519 = oid('1.3.101.112');
 
 /**
- * A SubjectPublicKeyInfo as a KeyObject and in canonical DER. OpenSSL's DER decoder costs
- * ~0.27 ms a key; the common shapes (EC on a named curve with an uncompressed point, RSA,
- * Ed25519) are read here and imported as JWK (RSA and Ed25519 ~15 µs, EC ~0.14 ms, the curve
- * check included). Anything else goes through the decoder.
+ * A SubjectPublicKeyInfo as a KeyObject and in canonical DER. The common shapes (EC on a named
+ * curve with an uncompressed point, RSA, Ed25519) are read here and imported as JWK: OpenSSL's
+ * DER decoder is much slower (figures in BENCHMARKS.md). Anything else goes through the decoder.
  */
 function importSpki(spki: Buffer): { key: KeyObject; spki: Buffer } {
   const jwk = jwkOf(spki);

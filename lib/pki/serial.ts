@@ -8,7 +8,7 @@ let poolOffset = 0;
 
 /** 20 bytes, top bit clear (so < 2^159), never zero-led to keep the length stable. */
 export function randomSerial(): Buffer {
-  // Drawn from a pooled CSPRNG read (one call per 200 serials; a call costs ~4 µs), copied out.
+  // Drawn from a pooled CSPRNG read (one call per 200 serials: each call has a fixed cost; figures in BENCHMARKS.md), copied out.
   if (poolOffset + 20 > pool.length) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;

@@ -2,7 +2,7 @@
 import { InvalidInput } from '../domain-errors';
 import { validateCidrs } from '../net/cidr';
 import type { Role } from './role';
-import { plain } from '../echo';
+import { plainOr } from '../quote';
 
 const nonEmpty = (m: Record<string, string> | undefined): m is Record<string, string> => !!m && Object.keys(m).length > 0;
 
@@ -14,7 +14,7 @@ export function criticalOptions(role: Role, requested: Record<string, string> | 
       throw new InvalidInput(
         `critical options not on allowed list: ${refused
           .sort()
-          .map((k) => plain(k))
+          .map((k) => plainOr(k))
           .join(', ')}`,
       );
   }
@@ -35,7 +35,7 @@ export function extensions(role: Role, requested: Record<string, string> | undef
     throw new InvalidInput(
       `extensions not on allowed list: ${refused
         .sort()
-        .map((k) => plain(k))
+        .map((k) => plainOr(k))
         .join(', ')}`,
     );
   return requested;

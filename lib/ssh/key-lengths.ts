@@ -5,7 +5,7 @@
  */
 import { InvalidInput } from '../domain-errors';
 import type { UserKey } from './public-key';
-import { echo } from '../echo';
+import { quoted } from '../quote';
 
 export type KeyLengths = Record<string, number[]>;
 
@@ -33,7 +33,7 @@ function sizes(name: string, v: unknown): number[] {
   return list.map((x) => {
     const n = typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
-      throw new InvalidInput(`allowed_user_key_lengths: invalid size for${echo(name)}`);
+      throw new InvalidInput(`allowed_user_key_lengths: invalid size for${quoted(name)}`);
     return n;
   });
 }
@@ -53,7 +53,7 @@ export function parseKeyLengths(raw: unknown): KeyLengths {
   }
   const out: KeyLengths = {};
   for (const [name, v] of Object.entries(obj)) {
-    if (!(name in SHORT) && !FIXED.has(name)) throw new InvalidInput(`allowed_user_key_lengths: unknown key type${echo(name)}`);
+    if (!(name in SHORT) && !FIXED.has(name)) throw new InvalidInput(`allowed_user_key_lengths: unknown key type${quoted(name)}`);
     out[name] = sizes(name, v);
   }
   return out;

@@ -3,7 +3,7 @@ import { InvalidInput } from '../domain-errors';
 import { expandAll, expandTemplate } from '../identity-template';
 import type { LoginIdentity } from '../types';
 import type { Role } from './role';
-import { plain } from '../echo';
+import { plainOr } from '../quote';
 
 export interface Caller {
   displayName: string;
@@ -29,7 +29,7 @@ export function userPrincipals(role: Role, requested: string[], caller: Caller):
   const allowed = allowedUsers(role, caller);
   if (allowed.includes('*')) return principals;
   const refused = principals.filter((p) => !allowed.includes(p));
-  if (refused.length) throw new InvalidInput(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
+  if (refused.length) throw new InvalidInput(`${refused.map((p) => plainOr(p)).join(', ')} is not a valid value for valid_principals`);
   return principals;
 }
 
@@ -46,6 +46,6 @@ function hostAllowed(role: Role, host: string): boolean {
 export function hostPrincipals(role: Role, requested: string[]): string[] {
   if (requested.length === 0) throw new InvalidInput('empty valid principals not allowed by role');
   const refused = requested.filter((h) => !hostAllowed(role, h));
-  if (refused.length) throw new InvalidInput(`${refused.map((p) => plain(p)).join(', ')} is not a valid value for valid_principals`);
+  if (refused.length) throw new InvalidInput(`${refused.map((p) => plainOr(p)).join(', ')} is not a valid value for valid_principals`);
   return requested;
 }

@@ -2,16 +2,16 @@
 import { InvalidInput } from '../domain-errors';
 import { checkIp, ipInBlocks } from '../net/cidr';
 import type { Role } from './role';
-import { echo } from '../echo';
+import { quoted } from '../quote';
 
 const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 
 export function targetUser(role: Role, requested: string): string {
   const user = requested || role.defaultUser;
-  if (!USER.test(user)) throw new InvalidInput(`invalid username${echo(user)}`);
+  if (!USER.test(user)) throw new InvalidInput(`invalid username${quoted(user)}`);
   const allowed = role.allowedUsers;
   if (allowed.length === 0 || allowed.includes('*') || user === role.defaultUser || allowed.includes(user)) return user;
-  throw new InvalidInput(`username${echo(user)} is not allowed by role`);
+  throw new InvalidInput(`username${quoted(user)} is not allowed by role`);
 }
 
 /**

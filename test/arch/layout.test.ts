@@ -41,7 +41,7 @@ const PENDING_PHASE_2: string[] = [];
  * service, a real sshd or a python client (those flows are test/e2e/<area>/).
  */
 const UNIT_ONLY = ['pki', 'ssh', 'cloud-a', 'cloud-b'];
-const DRIVES_A_FLOW = [/helpers\/service'/, /lib\/local\/serve'/, /helpers\/sshd'/, /\/usr\/bin\/python3/];
+const DRIVES_A_FLOW = [/helpers\/service'/, /lib\/local\/http-server'/, /helpers\/sshd'/, /\/usr\/bin\/python3/];
 
 function files(dir: string, keep: (name: string) => boolean): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -4,13 +4,13 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { serve } from '../../lib/local/serve';
+import { listen } from '../../lib/local/http-server';
 import type { TestService } from './service';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function runHvac(svc: TestService, script: string, env: Record<string, string> = {}): Promise<Record<string, any>> {
   // The local server's front accepts the LIST method hvac sends.
-  const server = await serve(svc.app.fetch, { port: 0 });
+  const server = await listen(svc.app.fetch, { port: 0 });
   try {
     const { stdout } = await promisify(execFile)('/usr/bin/python3', [script], {
       env: { ...process.env, ...env, LATCHKEY_ADDR: server.url, LATCHKEY_TOKEN: svc.root, PYTHONDONTWRITEBYTECODE: '1' },

@@ -3,7 +3,7 @@
  * localhost / 127.0.0.1 / ::1. Pass `certPem`/`keyPem` to https.createServer and `caPem` to
  * the client (e.g. NODE_EXTRA_CA_CERTS or an https.Agent's `ca`).
  */
-import { quickTlsChain, type TlsMaterial } from '../../lib/pki/quick-chain';
+import { quickTlsChain, type TlsMaterial } from './quick-chain';
 
 export type { TlsMaterial };
 

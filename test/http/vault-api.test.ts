@@ -5,7 +5,7 @@ import { BODY_LIMIT } from '../../lib/config';
 import { createVaultApi } from '../../lib/http/vault-api';
 import { f } from '../../lib/http/fields';
 import { definePath, type Result } from '../../lib/http/path';
-import { serve, type Served } from '../../lib/local/serve';
+import { listen, type Served } from '../../lib/local/http-server';
 import { pkiEngine } from '../../lib/pki/engine';
 import { call, createTestService, tokenWith, type TestService } from '../helpers/service';
 
@@ -50,7 +50,7 @@ beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
   edge = createVaultApi({ name: 'edge-test', deps: svc.deps, routes: [{ prefix: 'edge', mount, paths }] });
   await call(svc.app, 'POST', '/v1/pki/root/generate/internal', { token: svc.root, body: { common_name: 'Edge Root', key_type: 'ec' } });
-  server = await serve(async (req) => (new URL(req.url).pathname.startsWith('/v1/edge/') ? edge : svc.app).fetch(req), { port: 0 });
+  server = await listen(async (req) => (new URL(req.url).pathname.startsWith('/v1/edge/') ? edge : svc.app).fetch(req), { port: 0 });
   await call(svc.app, 'POST', '/v1/pki/roles/web', { token: svc.root, body: { allow_any_name: true, key_type: 'ec' } });
 });
 

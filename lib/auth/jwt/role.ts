@@ -6,7 +6,7 @@
 import { caseKeptRoleName } from '../role-name';
 import { InvalidInput } from '../../domain-errors';
 import { parseDuration } from '../../duration';
-import { echo } from '../../echo';
+import { quoted } from '../../quote';
 import { mergeTokenSettings, type TokenSettings } from '../token-fields';
 import type { BoundClaims } from './claims';
 import { DEFAULT_CLAIM_LEEWAY, DEFAULT_CLOCK_SKEW_LEEWAY } from './expected';
@@ -84,7 +84,7 @@ function checkMappings(m: Record<string, string>): Record<string, string> {
   for (const target of Object.values(m)) {
     if (RESERVED_METADATA.includes(target))
       throw new InvalidInput(`metadata key "${target}" is reserved and may not be a mapping destination`);
-    if (targets.has(target)) throw new InvalidInput(`multiple keys are mapped to metadata key${echo(target)}`);
+    if (targets.has(target)) throw new InvalidInput(`multiple keys are mapped to metadata key${quoted(target)}`);
     targets.add(target);
   }
   return { ...m };
@@ -129,7 +129,7 @@ function checkRoleType(roleType: string | undefined): void {
     throw new InvalidInput(
       roleType === 'oidc'
         ? "role_type 'oidc' is not supported: Latchkey serves the jwt login only (no browser OIDC flow)"
-        : `invalid 'role_type'${echo(roleType)}`,
+        : `invalid 'role_type'${quoted(roleType)}`,
     );
   }
 }
@@ -146,7 +146,7 @@ function setBounds(r: JwtRole, d: RoleInput): void {
   if (d.boundSubject !== undefined) r.boundSubject = d.boundSubject;
   if (d.boundClaimsType !== undefined) {
     if (d.boundClaimsType !== 'string' && d.boundClaimsType !== 'glob')
-      throw new InvalidInput(`invalid 'bound_claims_type'${echo(d.boundClaimsType)}: string or glob`);
+      throw new InvalidInput(`invalid 'bound_claims_type'${quoted(d.boundClaimsType)}: string or glob`);
     r.boundClaimsType = d.boundClaimsType;
   }
   if (d.boundClaims !== undefined) r.boundClaims = boundClaimsOf(d.boundClaims, r.boundClaimsType === 'glob');

@@ -1,6 +1,6 @@
 /**
  * A lean PKCS#10 reader for the sign paths: the parts the policy code needs, read straight off
- * the DER (the ASN.1 schema library spends ~0.4 ms per CSR; this ~20 µs). Anything malformed
+ * the DER (the ASN.1 schema library is far slower; figures in BENCHMARKS.md). Anything malformed
  * is an InvalidInput from the bounds-checked TLV reader.
  *
  *   CertificationRequest ::= SEQUENCE { info SEQUENCE { version INTEGER, subject Name,

@@ -7,7 +7,7 @@
 import nodeVault from 'node-vault';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { runHvac } from '../../helpers/hvac';
 import { createTestService, type TestService } from '../../helpers/service';
 
@@ -94,7 +94,7 @@ describe('python3-hvac: auth/approle', () => {
 describe('node-vault: auth/approle', () => {
   let server: Served;
   beforeAll(async () => {
-    server = await serve(svc.app.fetch, { port: 0 });
+    server = await listen(svc.app.fetch, { port: 0 });
   });
   afterAll(async () => {
     await server.close();

@@ -4,7 +4,7 @@
  * address bindings, over real HTTP (the caller is 127.0.0.1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { call, createTestService, type TestService } from '../../helpers/service';
 
 let svc: TestService;
@@ -43,7 +43,7 @@ const login = (role_id: string, secret_id?: string) =>
 
 beforeAll(async () => {
   svc = await createTestService({ now: () => clock });
-  server = await serve(svc.app.fetch, { port: 0 });
+  server = await listen(svc.app.fetch, { port: 0 });
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * A local Latchkey for client-library tests: sys plus the given engines behind `serve()` (the
+ * A local Latchkey for client-library tests: sys plus the given engines behind `listen()` (the
  * local server's front, so LIST works on the wire), a PKI root and a role whose certificates carry
  * leases, and a runner for the python3-hvac scenario scripts in this directory.
  */
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 import type { EngineModule } from '../../../lib/engines';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { text } from '../../helpers/openssl';
 import { call, createTestService, type TestService } from '../../helpers/service';
@@ -48,7 +48,7 @@ export async function setUpLeasedPki(svc: TestService): Promise<void> {
 export async function startClientService(engines: EngineModule[] = [pkiEngine]): Promise<ClientService> {
   const svc = await createTestService({ engines });
   if (engines.includes(pkiEngine)) await setUpLeasedPki(svc);
-  const server = await serve(svc.app.fetch, { port: 0 });
+  const server = await listen(svc.app.fetch, { port: 0 });
   return { svc, server, url: server.url, root: svc.root };
 }
 

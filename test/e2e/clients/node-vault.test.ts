@@ -1,7 +1,8 @@
 /**
  * node-vault (npm) drives tokens, token roles, policies, leases, wrapping and the status paths
- * against serve(), as the reference server's users do. node-vault rejects non-2xx answers with an
- * ApiResponseError carrying `response.statusCode` and the first error message.
+ * against listen() (lib/local/http-server.ts), as the reference server's users do. node-vault
+ * rejects non-2xx answers with an ApiResponseError carrying `response.statusCode` and the first
+ * error message.
  */
 import nodeVault from 'node-vault';
 import { createRequire } from 'node:module';

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCloudAEngine } from '../../../lib/cloud-a/engine';
 import { makeCloudBEngine } from '../../../lib/cloud-b/engine';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { startCloudAFake, type CloudAFake } from '../../fakes/cloud-a/server';
 import { fakeTls } from '../../fakes/cloud-a/tls';
 import { startCloudBFake, type CloudBFake } from '../../fakes/cloud-b/server';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const envA = { CLOUDA_AUTHORITY_URL: a.url, CLOUDA_GRAPH_URL: a.url, CLOUDA_RESOURCE_MANAGER_URL: a.url, CLOUDA_CA_CERT: tls.ca };
   const envB = { CLOUDB_RAM_ENDPOINT: b.url, CLOUDB_STS_ENDPOINT: b.url, CLOUDB_CA_CERT: tls.ca };
   svc = await createTestService({ engines: [makeCloudAEngine(() => envA), makeCloudBEngine(() => envB)] });
-  server = await serve(svc.app.fetch, { port: 0 });
+  server = await listen(svc.app.fetch, { port: 0 });
 });
 
 afterAll(async () => {

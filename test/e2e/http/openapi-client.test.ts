@@ -8,7 +8,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../../../lib/engine-list';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { call, createTestService, type TestService } from '../../helpers/service';
 
 // Inside the repository's node_modules, so that the client resolves openapi-fetch from there.
@@ -44,7 +44,7 @@ let server: Served;
 
 beforeAll(async () => {
   svc = await createTestService({ engines: ENGINES });
-  server = await serve(svc.app.fetch, { port: 0 });
+  server = await listen(svc.app.fetch, { port: 0 });
   mkdirSync(dir, { recursive: true });
 });
 

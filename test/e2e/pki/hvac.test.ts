@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { createTestService, type TestService } from '../../helpers/service';
 import { makeCsr, text, verifyChain, verifyCrl } from '../../helpers/openssl';
@@ -14,7 +14,7 @@ let server: Served;
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
   // The local server's front accepts the LIST method hvac sends.
-  server = await serve(svc.app.fetch, { port: 0 });
+  server = await listen(svc.app.fetch, { port: 0 });
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../../../lib/local/serve';
+import { listen, type Served } from '../../../lib/local/http-server';
 import { call, createTestService, type TestService } from '../../helpers/service';
 
 const NEAR = '127.0.0.1';
@@ -59,7 +59,7 @@ const asRoot = (method: string, path: string, body?: unknown) => call(svc.app, m
 
 beforeAll(async () => {
   svc = await createTestService();
-  server = await serve(svc.app.fetch, { port: 0, host: NEAR });
+  server = await listen(svc.app.fetch, { port: 0, host: NEAR });
   const policy = {
     path: {
       'auth/token/create': { capabilities: ['update', 'sudo'] },

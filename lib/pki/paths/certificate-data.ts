@@ -1,22 +1,8 @@
 /** The certificate response `data` in the requested format (pem, der, pem_bundle). */
-import { encodePrivateKey, privateKeyText } from './private-key';
-import { onePem, toPem } from './pem';
-import type { IssuedKey } from './public-key';
-import { colonSerial } from './serial';
-
-export interface CertOutput {
-  certificate: Buffer;
-  serial: Buffer;
-  notAfter: number;
-  /** The issuing CA certificate, PEM (the certificate itself for a root). */
-  issuingCa: string;
-  /** The issuer's chain, nearest first, PEM, the issuing CA included. */
-  caChain?: string[];
-  privateKey?: IssuedKey;
-  privateKeyFormat?: string;
-  /** Whether the issuing CA is the certificate itself (pem_bundle then does not repeat it). */
-  selfSigned?: boolean;
-}
+import type { CertOutput } from '../cert-output';
+import { onePem, toPem } from '../pem';
+import { encodePrivateKey, privateKeyText } from '../private-key';
+import { colonSerial } from '../serial';
 
 const asFormat = (pem: string, format: string) => (format === 'der' ? onePem(pem, ['CERTIFICATE'], 'certificate').toString('base64') : pem);
 

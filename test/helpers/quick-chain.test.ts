@@ -2,9 +2,9 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { request } from 'node:https';
 import { describe, expect, it } from 'vitest';
-import { goX509 } from '../helpers/go-x509';
-import { localhostTls } from '../helpers/pki-cert';
-import { verifyChain } from '../helpers/openssl';
+import { goX509 } from './go-x509';
+import { localhostTls } from './pki-cert';
+import { verifyChain } from './openssl';
 
 describe('localhostTls (HTTPS material for local fakes)', () => {
   it('gives a chain openssl and Go verify and that Node TLS accepts for 127.0.0.1', async () => {

@@ -1,18 +1,18 @@
 /**
- * A root and one leaf, in memory, with no storage: for local HTTPS (test fakes, the local
- * server). The same builder and extension rules as the engine's issue path.
+ * A root and one leaf, in memory, with no storage: for local HTTPS in tests (the fakes, through
+ * pki-cert.ts). Built with the engine's own certificate builder and extension rules.
  */
-import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
-import { generateKey, LocalSigner } from '../keys/signer-local';
-import { DEFAULT_URLS } from './config';
-import { buildCertificate } from './der/certificate';
-import { encodeName } from './der/name';
-import { toPem } from './pem';
-import { newEcKey } from './public-key';
-import { privateKeyText } from './private-key';
-import { altNamesOf, gatherNames } from './request-names';
-import { randomSerial } from './serial';
-import { caExtensions, leafExtensions } from './template';
+import { keyIdentifier, signatureAlgorithm } from '../../lib/keys/signer';
+import { generateKey, LocalSigner } from '../../lib/keys/signer-local';
+import { DEFAULT_URLS } from '../../lib/pki/config';
+import { buildCertificate } from '../../lib/pki/der/certificate';
+import { encodeName } from '../../lib/pki/der/name';
+import { toPem } from '../../lib/pki/pem';
+import { newEcKey } from '../../lib/pki/public-key';
+import { privateKeyText } from '../../lib/pki/private-key';
+import { altNamesOf, gatherNames } from '../../lib/pki/request-names';
+import { randomSerial } from '../../lib/pki/serial';
+import { caExtensions, leafExtensions } from '../../lib/pki/template';
 
 export interface TlsMaterial {
   caPem: string;

@@ -1,10 +1,11 @@
 /**
- * Serves a fetch handler on loopback for the local service and tests: a TCP server whose
- * connections reach a node HTTP server through a rewriting stream that accepts the LIST method
- * (list-method.ts). The rewriting is in process: each accepted socket is wrapped in a duplex
- * that feeds the HTTP parser the socket's bytes, framed and rewritten as they arrive, and writes
- * answers straight to the socket, an answer's parts in one write (node's HTTP server takes any
- * duplex as a connection), with no second socket or stream in between.
+ * The local HTTP server: `listen` serves a fetch handler on loopback (or a given host) for the
+ * local service and tests. A TCP server whose connections reach a node HTTP server through a
+ * rewriting stream that accepts the LIST method (list-method.ts). The rewriting is in process:
+ * each accepted socket is wrapped in a duplex that feeds the HTTP parser the socket's bytes,
+ * framed and rewritten as they arrive, and writes answers straight to the socket, an answer's
+ * parts in one write (node's HTTP server takes any duplex as a connection), with no second
+ * socket or stream in between.
  */
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
@@ -21,7 +22,8 @@ export interface Served {
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 
-export async function serve(fetch: FetchHandler, options: { port?: number; host?: string } = {}): Promise<Served> {
+/** Listens on `host` (default 127.0.0.1) and `port` (default any free one) and serves `fetch` there. */
+export async function listen(fetch: FetchHandler, options: { port?: number; host?: string } = {}): Promise<Served> {
   const host = options.host ?? '127.0.0.1';
   const http = createAdaptorServer({ fetch }) as Server;
   const sockets = new Set<Socket>();
