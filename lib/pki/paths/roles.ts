@@ -5,6 +5,7 @@ import { definePath } from '../../http/path';
 import { PkiStore } from '../pki-store';
 import { checkRoleName, normalizeRole, roleToWire, type Role } from '../role';
 import { subjectFields } from './fields';
+import { subjectAttributes } from './wire';
 
 const roleFields = {
   name: f.pathParam(),
@@ -101,13 +102,7 @@ function subjectFromWire(d: RoleWire) {
   return {
     useCsrCommonName: d.use_csr_common_name,
     useCsrSans: d.use_csr_sans,
-    ou: d.ou,
-    organization: d.organization,
-    country: d.country,
-    locality: d.locality,
-    province: d.province,
-    streetAddress: d.street_address,
-    postalCode: d.postal_code,
+    ...subjectAttributes(d),
   };
 }
 

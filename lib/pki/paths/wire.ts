@@ -45,17 +45,32 @@ interface CaWire extends NameWire {
   managed_key_id?: string | undefined;
 }
 
+/** The subject's fixed attributes, wire to domain (a CA request's, a role's). */
+export function subjectAttributes(d: {
+  ou: string[];
+  organization: string[];
+  country: string[];
+  locality: string[];
+  province: string[];
+  street_address: string[];
+  postal_code: string[];
+}) {
+  return {
+    ou: d.ou,
+    organization: d.organization,
+    country: d.country,
+    locality: d.locality,
+    province: d.province,
+    streetAddress: d.street_address,
+    postalCode: d.postal_code,
+  };
+}
+
 export function caRequest(d: CaWire): CaRequest {
   return {
     ...leafRequest(d),
     subject: {
-      ou: d.ou,
-      organization: d.organization,
-      country: d.country,
-      locality: d.locality,
-      province: d.province,
-      streetAddress: d.street_address,
-      postalCode: d.postal_code,
+      ...subjectAttributes(d),
       ...(d.serial_number ? { serialNumber: d.serial_number } : {}),
     },
     maxPathLength: d.max_path_length,
