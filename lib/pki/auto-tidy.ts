@@ -1,7 +1,7 @@
 /** The scheduled tidy: per pki mount, start a tidy when auto-tidy is due, resume one cut short. */
 import type { Deps } from '../deps';
 import { mountPartition } from '../mount-partition';
-import { PkiStore } from './pki-store';
+import { PkiRepository } from './repository';
 import { claimTidy, isLive, runTidy, tidyStatus } from './tidy';
 
 export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: string; ran: boolean; finished: boolean }[]> {
@@ -15,7 +15,7 @@ export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: s
       out.push({ mount: m.path, ran: true, finished: await runTidy(deps, part, deadline) });
       continue;
     }
-    const store = new PkiStore(deps, part);
+    const store = new PkiRepository(deps, part);
     const c = await store.config('auto-tidy');
     if (!c.enabled || (c.lastRun ?? 0) + c.intervalDuration * 1000 > now || isLive(status, now)) {
       out.push({ mount: m.path, ran: false, finished: false });

@@ -1,34 +1,40 @@
 /**
- * CA lifecycle: root generation, intermediate CSR generation, signing intermediates,
- * accepting the signed intermediate, importing a bundle, deleting the key.
+ * CA lifecycle: root generation (a new key and a new issuer), intermediate CSR generation (a new
+ * key, or one the mount has), signing intermediates through an issuer. Imports and deletion are
+ * ca-import.ts's; the set of issuers (chains, the default) issuers.ts's.
  */
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
 import { keyIdentifier, signatureAlgorithm, type Signer } from '../keys/signer';
 import { generateKey, LocalSigner } from '../keys/signer-local';
 import type { Partition } from '../store/store';
 import type { CertOutput } from './cert-output';
-import { storeCertificate } from './certs';
 import { buildCertificate } from './der/certificate';
 import { buildCsr } from './der/csr';
 import { subjectAltName } from './der/extensions';
 import { encodeName, type Subject } from './der/name';
-import { PkiStore } from './pki-store';
-import { loadIssuer, openSigner, readCa, sealKey, writeCa, type Issuer } from './issuer';
+import { keySigner, loadIssuer, pkiRepository, sealKey, type Issuer } from './issuer';
+import { adoptAsDefault, checkObjectName } from './issuers';
+import { issuerRecord } from './migrations';
+import type { PkiRepository } from './repository';
 import { checkKeyParams } from './key-params';
 import { openManagedSigner, resolveManagedKey } from './managed-keys';
-import { parseCertificate, type ParsedCsr } from './parse';
-import { pemBlocks, toPem } from './pem';
+import type { ParsedCsr } from './parse';
+import { toPem } from './pem';
 import { issuedKeyOf, type IssuedKey } from './public-key';
 import { altNamesOf, gatherNames, type NameRequest } from './request-names';
 import { colonSerial, randomSerial } from './serial';
-import type { CaRecord, KeyRef, PendingRecord } from './storage';
+import type { KeyRecord, KeyRef } from './storage';
 import { caExtensions } from './template';
 import { resolveNotAfter, type TtlLimits } from './ttl';
 
 export interface KeyChoice {
-  type: 'exported' | 'internal' | 'kms';
+  type: 'exported' | 'internal' | 'kms' | 'existing';
+  /** type existing: the key to reuse (a reference: id, name or default). */
+  keyRef?: string | undefined;
+  /** A name for a new key. */
+  keyName?: string | undefined;
   keyType: string;
   keyBits: number;
   /** Whether key_type / key_bits were given explicitly (refused with kms). */
@@ -48,20 +54,49 @@ export interface CaRequest extends NameRequest {
 
 interface NewKey {
   signer: Signer;
-  ref: KeyRef;
+  record: KeyRecord;
   exported?: IssuedKey;
 }
 
-async function newKey(deps: Deps, part: Partition, k: KeyChoice, aad: string): Promise<NewKey> {
-  if (k.type === 'kms') {
-    if (k.keyParamsGiven) throw new InvalidInput('key_type and key_bits cannot be given with a managed key');
-    const mk = resolveManagedKey(k.managedKeyName, k.managedKeyId);
-    const signer = await openManagedSigner(mk.keyId, deps.env.region, deps.env.kmsEndpoint);
-    return { signer, ref: { kind: 'kms', keyId: mk.keyId, name: mk.name } };
+/** A key for a new CA: made here (sealed in the table), a KMS key, or one the mount already holds. */
+export async function newKey(deps: Deps, repo: PkiRepository, k: KeyChoice): Promise<NewKey> {
+  if (k.type === 'existing') {
+    const record = await repo.resolveKey(k.keyRef ?? 'default');
+    return { signer: await keySigner(deps, repo.part, record), record };
   }
+  const id = randomUUID();
+  const name = checkObjectName(k.keyName ?? '', 'key');
+  if (name && (await repo.keys()).some((x) => x.name === name)) throw new InvalidInput(`key name already in use: ${name}`);
+  const made = k.type === 'kms' ? await kmsKey(deps, k) : await localKey(deps, repo, k, id);
+  const record: KeyRecord = {
+    id,
+    name,
+    type: made.signer.keyType,
+    bits: made.signer.keyBits,
+    spki: made.signer.spki.toString('base64'),
+    ref: made.ref,
+  };
+  await repo.putKey(record);
+  if (!(await repo.keysConfig()).default) await repo.writeKeysConfig({ default: id });
+  return { signer: made.signer, record, ...(made.exported ? { exported: made.exported } : {}) };
+}
+
+async function kmsKey(deps: Deps, k: KeyChoice): Promise<{ signer: Signer; ref: KeyRef; exported?: IssuedKey }> {
+  if (k.keyParamsGiven) throw new InvalidInput('key_type and key_bits cannot be given with a managed key');
+  const mk = resolveManagedKey(k.managedKeyName, k.managedKeyId);
+  const signer = await openManagedSigner(mk.keyId, deps.env.region, deps.env.kmsEndpoint);
+  return { signer, ref: { kind: 'kms', keyId: mk.keyId, name: mk.name } };
+}
+
+async function localKey(
+  deps: Deps,
+  repo: PkiRepository,
+  k: KeyChoice,
+  id: string,
+): Promise<{ signer: Signer; ref: KeyRef; exported?: IssuedKey }> {
   if (k.keyType === 'any') throw new InvalidInput('key_type "any" cannot be used to generate a key');
   const key = await generateKey(k.keyType as 'rsa', checkKeyParams(k.keyType, k.keyBits));
-  const ref = await sealKey(deps, part, key.export({ format: 'der', type: 'pkcs8' }), aad);
+  const ref = await sealKey(deps, repo.part, key.export({ format: 'der', type: 'pkcs8' }), `key/${id}`);
   return { signer: new LocalSigner(key), ref, ...(k.type === 'exported' ? { exported: issuedKeyOf(key) } : {}) };
 }
 
@@ -80,7 +115,7 @@ async function caCertificate(
   limits: TtlLimits,
   pathLen: number,
 ) {
-  const urls = await new PkiStore(deps, part).config('urls');
+  const urls = await pkiRepository(deps, part).config('urls');
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = resolveNotAfter(now, r, limits);
@@ -107,63 +142,74 @@ async function caCertificate(
   return { der, serial, notAfter, warnings };
 }
 
-/** root/generate/<type>: a self-signed CA; refused while the mount has a CA key. */
+export interface NewIssuerNames {
+  issuerName?: string | undefined;
+}
+
+export type RootOutput = CertOutput & { warnings: string[]; issuerId: string; keyId: string };
+
+/** root/generate/<type> (issuers/generate/root): a new self-signed CA, as a new issuer with its key. */
 export async function generateRoot(
   deps: Deps,
   part: Partition,
   r: CaRequest,
   k: KeyChoice,
   maxTtl: number,
-): Promise<CertOutput & { warnings: string[] }> {
+  names: NewIssuerNames = {},
+): Promise<RootOutput> {
   if (!r.commonName) throw new InvalidInput('the common_name field is required');
-  if ((await readCa(part))?.key)
-    throw new InvalidInput('refusing to generate a root certificate over an existing root; delete it first (DELETE root)');
+  const repo = pkiRepository(deps, part);
+  const issuerName = checkObjectName(names.issuerName ?? '', 'issuer');
+  if (issuerName && (await repo.issuers()).some((i) => i.name === issuerName))
+    throw new InvalidInput(`issuer name already in use: ${issuerName}`);
   const limits = { mountDefaultTtl: 0, mountMaxTtl: maxTtl };
   resolveNotAfter(deps.now(), r, limits); // a bad ttl is refused before a key is made
-  const key = await newKey(deps, part, k, 'ca-key');
+  const key = await newKey(deps, repo, k);
   const subject = encodeName(caSubject(r));
-  const built = await caCertificate(
-    deps,
-    part,
-    r,
-    key.signer.spki,
-    subject,
-    { subjectDer: subject, keyId: keyIdentifier(key.signer.spki), signer: key.signer },
-    limits,
-    r.maxPathLength,
-  );
-  const { notAfter, warnings } = built;
+  const self = { subjectDer: subject, keyId: keyIdentifier(key.signer.spki), signer: key.signer };
+  const built = await caCertificate(deps, part, r, key.signer.spki, subject, self, limits, r.maxPathLength);
   const pem = toPem('CERTIFICATE', built.der);
-  await writeCa(deps, part, { certificate: pem, chain: [], key: key.ref, serial: colonSerial(built.serial) }, true);
-  await storeCertificate(part, built.serial, built.der, notAfter);
+  const id = randomUUID();
+  const record = issuerRecord({
+    id,
+    name: issuerName,
+    certificate: pem,
+    keyId: key.record.id,
+    caChain: [],
+    serial: colonSerial(built.serial),
+    createdAt: deps.now(),
+  });
+  await repo.putIssuer(record);
+  await repo.storeCertificate(built.serial, built.der, built.notAfter, id);
+  await adoptAsDefault(repo, id);
   return {
     certificate: built.der,
     serial: built.serial,
-    notAfter,
+    notAfter: built.notAfter,
     issuingCa: pem,
     selfSigned: true,
     ...(key.exported ? { privateKey: key.exported } : {}),
-    warnings,
+    warnings: built.warnings,
+    issuerId: id,
+    keyId: key.record.id,
   };
 }
 
-/** intermediate/generate/<type>: a key and a CSR; the key waits in ca/pending for set-signed. */
+/** intermediate/generate/<type>: a key (new, or one the mount holds) and a CSR for it; set-signed later finds the key by its public key. */
 export async function generateIntermediate(
   deps: Deps,
   part: Partition,
   r: CaRequest,
   k: KeyChoice,
-): Promise<{ csr: Buffer; privateKey?: IssuedKey }> {
+): Promise<{ csr: Buffer; keyId: string; privateKey?: IssuedKey }> {
   if (!r.commonName) throw new InvalidInput('the common_name field is required');
-  const key = await newKey(deps, part, k, 'ca-pending');
+  const key = await newKey(deps, pkiRepository(deps, part), k);
   const san = subjectAltName(altNamesOf(gatherNames(r)), false);
   const csr = await buildCsr(encodeName(caSubject(r)), key.signer, signatureAlgorithm(key.signer, r.signatureBits), san ? [san] : []);
-  const pending: PendingRecord = { key: key.ref };
-  await part.put('ca/pending', pending);
-  return { csr, ...(key.exported ? { privateKey: key.exported } : {}) };
+  return { csr, keyId: key.record.id, ...(key.exported ? { privateKey: key.exported } : {}) };
 }
 
-/** root/sign-intermediate: the mount's CA signs a CA CSR. */
+/** root/sign-intermediate (issuer/<ref>/sign-intermediate): an issuer signs a CA CSR. */
 export async function signIntermediate(
   deps: Deps,
   part: Partition,
@@ -171,8 +217,9 @@ export async function signIntermediate(
   r: CaRequest,
   useCsrValues: boolean,
   maxTtl: number,
+  issuerRef = 'default',
 ): Promise<CertOutput & { warnings: string[] }> {
-  const issuer = await loadIssuer(deps, part);
+  const issuer = await loadIssuer(deps, part, issuerRef);
   if (issuer.cert.pathLen === 0)
     throw new InvalidInput('the signing CA has a max path length of 0 and cannot sign further CA certificates');
   if (!useCsrValues && !r.commonName) throw new InvalidInput('the common_name field is required');
@@ -182,13 +229,13 @@ export async function signIntermediate(
   const request = useCsrValues ? withCsrNames(r, csr) : { ...r };
   const built = await caCertificate(deps, part, request, csr.spki, subject, issuingWith(issuer), limits, pathLen);
   const { notAfter, warnings } = built;
-  await storeCertificate(part, built.serial, built.der, notAfter);
+  await pkiRepository(deps, part).storeCertificate(built.serial, built.der, notAfter, issuer.record.id);
   return {
     certificate: built.der,
     serial: built.serial,
     notAfter,
     issuingCa: issuer.record.certificate,
-    caChain: [issuer.record.certificate, ...issuer.record.chain],
+    caChain: [issuer.record.certificate, ...issuer.record.caChain],
     warnings,
   };
 }
@@ -212,65 +259,4 @@ function issuingWith(issuer: Issuer): { subjectDer: Buffer; keyId: Buffer; signe
     keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki),
     signer: issuer.signer,
   };
-}
-
-const samePublicKey = (a: Buffer, b: Buffer) => a.equals(b);
-
-function splitBundle(text: string) {
-  const blocks = pemBlocks(text, 'the PEM bundle');
-  const certs = blocks.filter((b) => b.label === 'CERTIFICATE').map((b) => parseCertificate(b.der));
-  const keys = blocks.filter((b) => b.label.endsWith('PRIVATE KEY'));
-  if (blocks.some((b) => b.label !== 'CERTIFICATE' && !b.label.endsWith('PRIVATE KEY')))
-    throw new InvalidInput('the PEM bundle may hold only certificates and one private key');
-  return { certs, keys };
-}
-
-function chainRecord(certs: ReturnType<typeof parseCertificate>[], key: KeyRef): CaRecord {
-  const [first, ...rest] = certs;
-  if (!first) throw new InvalidInput('no certificate found in the bundle');
-  if (!first.isCa) throw new InvalidInput('the certificate is not a CA certificate (basic constraints CA:TRUE missing)');
-  return {
-    certificate: toPem('CERTIFICATE', first.der),
-    chain: rest.map((c) => toPem('CERTIFICATE', c.der)),
-    key,
-    serial: colonSerial(first.serial),
-  };
-}
-
-/** intermediate/set-signed: the certificate for the pending (or current) key. */
-export async function setSigned(deps: Deps, part: Partition, text: string): Promise<void> {
-  const { certs, keys } = splitBundle(text);
-  if (keys.length) throw new InvalidInput('the certificate field must not contain a private key');
-  const pending = (await part.get<PendingRecord>('ca/pending'))?.value.key;
-  const current = (await readCa(part))?.key ?? undefined;
-  const ref = pending ?? current;
-  if (!ref || !certs[0]) throw new InvalidInput('no pending key: call intermediate/generate first');
-  const signer = await openSigner(deps, part, ref, pending ? 'ca-pending' : 'ca-key');
-  if (!samePublicKey(signer.spki, certs[0].spki))
-    throw new InvalidInput('the certificate does not match the key generated by intermediate/generate');
-  const key =
-    ref.kind === 'local' && pending
-      ? await sealKey(deps, part, await deps.sealer.open(ref.sealed, `${part.name}/ca-pending`), 'ca-key')
-      : ref;
-  await writeCa(deps, part, chainRecord(certs, key), false);
-  await storeCertificate(part, certs[0].serial, certs[0].der, certs[0].notAfter);
-  await part.delete('ca/pending');
-}
-
-/** config/ca: a private key and its CA certificate (plus any chain) replace the mount's CA. */
-export async function importCaBundle(deps: Deps, part: Partition, text: string): Promise<void> {
-  const { certs, keys } = splitBundle(text);
-  if (keys.length !== 1 || !keys[0]) throw new InvalidInput('the PEM bundle must hold exactly one unencrypted private key');
-  let key: KeyObject;
-  try {
-    key = createPrivateKey({ key: toPem(keys[0].label, keys[0].der), format: 'pem' });
-  } catch (e) {
-    throw new InvalidInput('the private key could not be parsed (encrypted keys are not supported)', { cause: e });
-  }
-  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
-  const first = certs.find((c) => c.spki.equals(spki));
-  if (!first) throw new InvalidInput('no certificate in the bundle matches the private key');
-  const ref = await sealKey(deps, part, key.export({ format: 'der', type: 'pkcs8' }), 'ca-key');
-  await writeCa(deps, part, chainRecord([first, ...certs.filter((c) => c !== first)], ref), false);
-  await storeCertificate(part, first.serial, first.der, first.notAfter);
 }

@@ -6,7 +6,6 @@ import type { Deps } from '../deps';
 import { signatureAlgorithm, type KeyType } from '../keys/signer';
 import type { Partition } from '../store/store';
 import type { CertOutput } from './cert-output';
-import { storeCertificate } from './certs';
 import { buildCertificate } from './der/certificate';
 import type { Issuer } from './issuer';
 import type { IssuedKey } from './public-key';
@@ -15,7 +14,9 @@ import type { Role } from './role';
 import { randomSerial } from './serial';
 import { leafExtensions, withRequested, type RequestedExtension } from './template';
 import { resolveNotAfter } from './ttl';
-import { PkiStore } from './pki-store';
+import { PkiRepository } from './repository';
+import type { UrlsConfig } from './config';
+import type { IssuerRecord } from './storage';
 
 export interface LeafResult extends CertOutput {
   warnings: string[];
@@ -58,7 +59,7 @@ export interface Built {
 
 /** Signs the certificate; NotBefore and NotAfter come from one `now`, after any key generation. */
 export async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<Built> {
-  const urls = await new PkiStore(deps, part).cachedConfig('urls');
+  const urls = issuerUrls(b.issuer.record, await new PkiRepository(deps, part).cachedConfig('urls'));
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = b.validity(now);
@@ -94,11 +95,24 @@ export async function buildAndSign(deps: Deps, part: Partition, b: Build): Promi
 }
 
 function chainOf(issuer: Issuer): string[] {
-  return [issuer.record.certificate, ...issuer.record.chain];
+  return [issuer.record.certificate, ...issuer.record.caChain];
+}
+
+/** The AIA and CRL URLs a certificate of this issuer carries: the issuer's own where set, else the mount's. */
+export function issuerUrls(issuer: IssuerRecord, mount: UrlsConfig): UrlsConfig {
+  const own = issuer.issuingCertificates.length + issuer.crlDistributionPoints.length + issuer.ocspServers.length > 0;
+  return own
+    ? {
+        issuingCertificates: issuer.issuingCertificates,
+        crlDistributionPoints: issuer.crlDistributionPoints,
+        ocspServers: issuer.ocspServers,
+      }
+    : mount;
 }
 
 /** Stores the certificate (unless no_store) and answers it with its chain, and the key when one was made here. */
 export async function finish(
+  deps: Deps,
   part: Partition,
   issuer: Issuer,
   built: Built,
@@ -106,7 +120,7 @@ export async function finish(
   key?: IssuedKey,
   privateKeyFormat?: string,
 ): Promise<LeafResult> {
-  if (!noStore) await storeCertificate(part, built.serial, built.der, built.notAfter);
+  if (!noStore) await new PkiRepository(deps, part).storeCertificate(built.serial, built.der, built.notAfter, issuer.record.id);
   return {
     certificate: built.der,
     serial: built.serial,

@@ -24,7 +24,13 @@ export interface LeafRequest extends NameRequest {
   notAfter?: string | undefined;
   /** The subject serialNumber attribute. */
   serialNumber: string;
+  /** The issuer a path names (issuer/<ref>/issue/<role>), over the role's issuer_ref. */
+  issuerRef?: string | undefined;
 }
+
+/** The issuer that signs: the path's, else the role's, else the default. */
+const issuerRefOf = (role: Pick<Role, 'issuerRef'> | undefined, req: { issuerRef?: string | undefined }) =>
+  req.issuerRef || role?.issuerRef || 'default';
 
 function checkRoleNames(role: Role, n: Names, serialNumber: string): void {
   if (n.commonName) checkNames(role, [n.commonName]);
@@ -100,12 +106,12 @@ export async function issueLeaf(
     );
   const names = gatherNames(req);
   checkRoleNames(role, names, req.serialNumber);
-  const issuer = await loadIssuer(deps, part);
+  const issuer = await loadIssuer(deps, part, issuerRefOf(role, req));
   const validity = validityFor(deps, role, req, mount, issuer);
   const key = await newIssuedKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
   const subject = encodeName(subjectOf(role, names.commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki: key.spki, keyType: key.type, names, validity, subject }));
-  return finish(part, issuer, built, role.noStore, key, privateKeyFormat);
+  return finish(deps, part, issuer, built, role.noStore, key, privateKeyFormat);
 }
 
 /** sign/<role>: a CSR under the role's rules. */
@@ -125,11 +131,11 @@ export async function signLeaf(
     );
   const names = gatherNames({ ...req, commonName }, role.useCsrSans ? csr.sans : undefined);
   checkRoleNames(role, names, req.serialNumber);
-  const issuer = await loadIssuer(deps, part);
+  const issuer = await loadIssuer(deps, part, issuerRefOf(role, req));
   const validity = validityFor(deps, role, req, mount, issuer);
   const subject = encodeName(subjectOf(role, commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki: csr.spki, keyType: csr.keyType, names, validity, subject }));
-  return finish(part, issuer, built, role.noStore);
+  return finish(deps, part, issuer, built, role.noStore);
 }
 
 export interface VerbatimRequest {
@@ -138,6 +144,7 @@ export interface VerbatimRequest {
   keyUsage: string[];
   extKeyUsage: string[];
   extKeyUsageOids: string[];
+  issuerRef?: string | undefined;
 }
 
 /** sign-verbatim: subject and SANs as the CSR has them; a role, when named, gives ttl and storage. */
@@ -151,12 +158,12 @@ export async function signVerbatim(
 ): Promise<LeafResult> {
   if (csr.isCa) throw new InvalidInput('will not sign a CSR asking for a CA certificate: use root/sign-intermediate');
   checkCsrKey({ keyType: 'any', keyBits: 0 }, csr);
-  const issuer = await loadIssuer(deps, part);
+  const issuer = await loadIssuer(deps, part, issuerRefOf(role, req));
   // The role gives its ttl and max_ttl, not its not_after (as the reference's sign-verbatim).
   const limits = { ttl: role?.ttl ?? 0, maxTtl: role?.maxTtl ?? 0, notAfter: '' };
   const validity = validityFor(deps, limits, req, mount, issuer);
   const built = await buildAndSign(deps, part, verbatimBuild(role, csr, req, issuer, validity));
-  return finish(part, issuer, built, role?.noStore ?? false);
+  return finish(deps, part, issuer, built, role?.noStore ?? false);
 }
 
 /** The CSR's subject, SANs and extensions as they are; the request's key usages; the role's signature bits. */

@@ -1,35 +1,34 @@
 /**
- * Revocation: idempotent (a second call returns the first time), refused for the CA's own
- * serial, written ahead of the CRL rebuild so a crash leaves a revocation the next rebuild
- * picks up.
+ * Revocation: idempotent (a second call returns the first time), refused for an issuer's own
+ * certificate, written ahead of the CRL rebuild so a crash leaves a revocation the next rebuild
+ * picks up. The revocation names the certificate's issuer, whose CRL lists it.
  */
 import type { Deps } from '../deps';
 import { ExistsError, InvalidInput, NotFoundError } from '../domain-errors';
 import { mutate, type Partition } from '../store/store';
-import { certKey } from './certs';
 import { rebuildCrl } from './crl';
-import { readCa } from './issuer';
+import { pkiRepository } from './issuer';
 import { issuerIdOf } from './issuer-id';
 import { parseCertificate } from './parse';
-import { onePem } from './pem';
-import { serialKey } from './serial';
+import { certKey } from './repository';
+import { colonSerial, serialKey } from './serial';
 import { expiryIndexSort, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
 /** `reason`: an RFC 5280 CRLReason for the CRL entry (0: unspecified, none written). Returns the revocation time in milliseconds (the first one when already revoked); NotFoundError when no such certificate is stored. */
 export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, reason = 0): Promise<number> {
   const key = serialKey(serial);
-  const ca = await readCa(part);
-  if (ca?.certificate && serialKey(parseCertificate(onePem(ca.certificate, ['CERTIFICATE'], 'the CA certificate')).serial) === key) {
-    throw new InvalidInput('adding issuer (id: default) to its own CRL is not allowed');
-  }
-  const cert = await part.get<CertRecord>(certKey(serial));
+  const repo = pkiRepository(deps, part);
+  const own = (await repo.issuers()).find((i) => i.serial === colonSerial(serial));
+  if (own) throw new InvalidInput(`adding issuer (id: ${own.id}) to its own CRL is not allowed`);
+  const cert = await repo.certificate(serial);
   if (!cert) throw new NotFoundError(`certificate with serial ${key.match(/../g)?.join(':') ?? key} not found`);
-  const issuer = issuerIdOf(parseCertificate(Buffer.from(cert.value.der, 'base64')));
+  const issuerId = await repo.issuerIdOf(cert);
   const record: RevokedRecord = {
     serial: key,
     revokedAt: deps.now(),
-    notAfter: cert.value.notAfter,
-    issuer,
+    notAfter: cert.notAfter,
+    issuer: issuerIdOf(parseCertificate(Buffer.from(cert.der, 'base64'))),
+    ...(issuerId ? { issuerId } : {}),
     ...(reason ? { reason } : {}),
   };
   try {
@@ -43,6 +42,12 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, 
     return first?.value.revokedAt ?? record.revokedAt;
   }
   await mutate<CertRecord>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
-  await rebuildCrl(deps, part);
+  await rebuildIssuerCrl(deps, part, issuerId);
   return record.revokedAt;
+}
+
+/** The issuer's new CRL, when the mount still holds the issuer and it may sign one. */
+async function rebuildIssuerCrl(deps: Deps, part: Partition, issuerId: string): Promise<void> {
+  const issuer = issuerId ? await pkiRepository(deps, part).issuer(issuerId) : undefined;
+  if (issuer?.keyId && issuer.usage.includes('crl-signing')) await rebuildCrl(deps, part, issuerId);
 }

@@ -52,6 +52,8 @@ export type Role = {
   basicConstraintsValidForNonCa: boolean;
   notBeforeDuration: number;
   notAfter: string;
+  /** The issuer that signs for the role (a reference: `default`, an id or a name); absent on roles of earlier versions: default. */
+  issuerRef?: string;
 };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -169,5 +171,6 @@ function issuanceToWire(r: Role): Record<string, unknown> {
     basic_constraints_valid_for_non_ca: r.basicConstraintsValidForNonCa,
     not_before_duration: r.notBeforeDuration,
     not_after: r.notAfter,
+    issuer_ref: r.issuerRef ?? 'default',
   };
 }

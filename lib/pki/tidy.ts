@@ -7,8 +7,8 @@ import type { Deps } from '../deps';
 import { logError } from '../log';
 import { mutate, type Json, type Partition } from '../store/store';
 import { tidyAcme } from './acme/tidy';
-import { certificateCount, countCertificates } from './certs';
-import { rebuildCrl } from './crl';
+import { rebuildAllCrls } from './crl';
+import { pkiRepository } from './issuer';
 import { CERT_INDEX, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
 export interface TidyOptions {
@@ -72,7 +72,7 @@ export const isLive = (s: TidyStatus, now: number) => s.state === 'Running' && n
 /** Marks a tidy as started; false when one is already running. */
 export async function claimTidy(deps: Deps, part: Partition, o: TidyOptions): Promise<boolean> {
   let claimed = false;
-  const total = await certificateCount(part);
+  const total = await pkiRepository(deps, part).certificateCount();
   await mutate<TidyStatus>(part, STATUS, (cur) => {
     claimed = false;
     const now = deps.now();
@@ -107,7 +107,7 @@ async function tidyIndex(
     const keys = page.items.map((i) => i.key);
     if (index === REVOKED_INDEX) keys.push(...page.items.map((i) => `cert/${i.key.slice('revoked/'.length)}`));
     await part.batchDelete(keys);
-    if (index === CERT_INDEX) await countCertificates(part, -page.items.length);
+    if (index === CERT_INDEX) await pkiRepository(deps, part).countCertificates(-page.items.length);
     deleted += page.items.length;
     await update(part, { message: label(deleted, Math.max(total, deleted)), [counter]: deleted }, deps.now());
     // At least one page per invocation, so a run always makes progress.
@@ -157,7 +157,7 @@ async function tidyRevokedCerts(deps: Deps, part: Partition, cutoff: number, dea
     'revokedCertDeletedCount',
   );
   if (!done) return false;
-  if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildCrl(deps, part).catch(() => undefined);
+  if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildAllCrls(deps, part).catch(() => undefined);
   return true;
 }
 

@@ -4,7 +4,7 @@
  * is rebuilt, its entry carrying the reason code given (none for 0, unspecified).
  */
 import { InvalidInput } from '../../domain-errors';
-import { readCertificate } from '../certs';
+import { pkiRepository } from '../issuer';
 import { parseCertificate, type ParsedCert } from '../parse';
 import { revokeSerial } from '../revoke';
 import { serialKey } from '../serial';
@@ -28,7 +28,7 @@ export async function revokeCert(scope: AcmeScope, r: SignedRequest): Promise<Ac
   } catch {
     throw malformed('the certificate could not be parsed');
   }
-  const stored = await readCertificate(scope.part, cert.serial);
+  const stored = await pkiRepository(scope.deps, scope.part).certificate(cert.serial);
   if (!stored || !Buffer.from(stored.der, 'base64').equals(cert.der)) throw unauthorized('the certificate was not issued by this CA');
   if (stored.revokedAt) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
   const key = serialKey(cert.serial);

@@ -8,7 +8,7 @@ import type { Deps } from '../../deps';
 import { InvalidInput } from '../../domain-errors';
 import type { Partition } from '../../store/store';
 import type { AcmeConfig } from '../config';
-import { PkiStore } from '../pki-store';
+import { PkiRepository } from '../repository';
 import { checkRoleName, type Role } from '../role';
 import { AcmeStore } from './acme-store';
 import { AcmeProblem } from './problem';
@@ -66,7 +66,7 @@ export async function checkAcmeConfig(deps: Deps, part: Partition, c: AcmeConfig
     throw new InvalidInput(`invalid default_directory_policy "${p.slice(0, 80)}": use sign-verbatim, forbid or role:<name>`);
   if (p.startsWith('role:')) {
     const name = checkRoleName(p.slice(5));
-    if (!(await new PkiStore(deps, part).hasRole(name)))
+    if (!(await new PkiRepository(deps, part).hasRole(name)))
       throw new InvalidInput(`default_directory_policy names role "${name}", which does not exist`);
     if (!allowedRole(c, name)) throw new InvalidInput(`default_directory_policy role "${name}" must be in allowed_roles`);
   }
@@ -101,7 +101,7 @@ export async function issuingPolicy(deps: Deps, part: Partition, c: AcmeConfig, 
     return { kind: 'verbatim' };
   } else name = c.defaultDirectoryPolicy.slice('role:'.length);
   if (!allowedRole(c, name)) throw new AcmeProblem('unauthorized', `role "${name}" is not allowed for ACME (config/acme allowed_roles)`);
-  const found = validRoleName(name) ? await new PkiStore(deps, part).cachedRole(name) : undefined;
+  const found = validRoleName(name) ? await new PkiRepository(deps, part).cachedRole(name) : undefined;
   if (!found) throw new AcmeProblem('malformed', `role "${name.slice(0, 60)}" not found`, { status: 404 });
   if (found.noStore)
     throw new AcmeProblem('unauthorized', `role "${name}" has no_store set: ACME needs stored certificates (for download and revocation)`);
@@ -115,7 +115,7 @@ export async function openScope(
   role: string | undefined,
   headers: Headers,
 ): Promise<AcmeScope> {
-  const pki = new PkiStore(deps, part);
+  const pki = new PkiRepository(deps, part);
   const config = await pki.cachedConfig('acme');
   if (!config.enabled) throw new AcmeProblem('unauthorized', 'ACME is disabled on this mount (config/acme enabled=false)', { status: 403 });
   const cluster = await pki.cachedConfig('cluster');

@@ -11,7 +11,7 @@ import { definePath, type ReqContext } from '../../http/path';
 import { AcmeStore } from '../acme/acme-store';
 import { checkAcmeConfig } from '../acme/scope';
 import type { AcmeConfig, ClusterConfig, EabPolicy } from '../config';
-import { PkiStore } from '../pki-store';
+import { PkiRepository } from '../repository';
 import { checkRoleName } from '../role';
 
 const acmeWire = (c: AcmeConfig) => ({
@@ -45,7 +45,7 @@ const eabDirectory = (role: string | undefined) => (role === undefined ? '' : `r
 
 async function newEab(req: ReqContext, role: string | undefined) {
   const directory = eabDirectory(role);
-  if (role !== undefined && !(await new PkiStore(req.deps, req.part).hasRole(role))) throw new BadRequest(`role "${role}" not found`);
+  if (role !== undefined && !(await new PkiRepository(req.deps, req.part).hasRole(role))) throw new BadRequest(`role "${role}" not found`);
   const id = randomUUID();
   const key = randomBytes(32);
   const rec = await new AcmeStore(req.deps, req.part).createEab(id, directory, key, req.deps.now());
@@ -76,9 +76,9 @@ export const acmeAdminPaths = [
     },
     help: 'The ACME server: on or off, which directories and roles, external account binding, the DNS resolver for validation.',
     operations: {
-      read: async (req) => ({ data: acmeWire(await new PkiStore(req.deps, req.part).config('acme')) }),
+      read: async (req) => ({ data: acmeWire(await new PkiRepository(req.deps, req.part).config('acme')) }),
       write: async (req) => {
-        const pki = new PkiStore(req.deps, req.part);
+        const pki = new PkiRepository(req.deps, req.part);
         const cur = await pki.config('acme');
         const d = req.data;
         const next: AcmeConfig = {
@@ -102,9 +102,9 @@ export const acmeAdminPaths = [
     fields: { path: f.string(), aia_path: f.string() },
     help: "The mount's external URL (path, e.g. https://<api>/v1/pki), which the ACME directory's URLs start with.",
     operations: {
-      read: async (req) => ({ data: clusterWire(await new PkiStore(req.deps, req.part).config('cluster')) }),
+      read: async (req) => ({ data: clusterWire(await new PkiRepository(req.deps, req.part).config('cluster')) }),
       write: async (req) => {
-        const pki = new PkiStore(req.deps, req.part);
+        const pki = new PkiRepository(req.deps, req.part);
         const cur = await pki.config('cluster');
         if (req.data.aia_path) throw new BadRequest('aia_path is not supported: AIA URLs are not templated here; set them in config/urls');
         const next: ClusterConfig = { path: checkUrl('path', req.data.path ?? cur.path) };

@@ -3,9 +3,9 @@ import { NotFoundError } from '../../domain-errors';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { rebuildCrl } from '../crl';
+import { rebuildAllCrls } from '../crl';
 import { logError } from '../../log';
-import { PkiStore } from '../pki-store';
+import { PkiRepository } from '../repository';
 import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
 import { ACME_ACCOUNT_SAFETY_BUFFER, claimTidy, runTidy, tidyStatus } from '../tidy';
@@ -41,7 +41,7 @@ export const adminPaths = [
     help: 'Rebuild the CRL now.',
     operations: {
       read: async (req) => {
-        await rebuildCrl(req.deps, req.part);
+        await rebuildAllCrls(req.deps, req.part);
         return { data: { success: true } };
       },
     },
@@ -52,14 +52,14 @@ export const adminPaths = [
     help: 'CRL validity and whether revoked entries are listed.',
     operations: {
       read: async (req) => {
-        const c = await new PkiStore(req.deps, req.part).config('crl');
+        const c = await new PkiRepository(req.deps, req.part).config('crl');
         return {
           data: { expiry: `${c.expiry / 3600 >= 1 && c.expiry % 3600 === 0 ? `${c.expiry / 3600}h` : `${c.expiry}s`}`, disable: c.disable },
         };
       },
       write: async (req) => {
-        await new PkiStore(req.deps, req.part).writeConfig('crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
-        await rebuildCrl(req.deps, req.part).catch(() => undefined);
+        await new PkiRepository(req.deps, req.part).writeConfig('crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
+        await rebuildAllCrls(req.deps, req.part).catch(() => undefined);
       },
     },
   }),
@@ -73,7 +73,7 @@ export const adminPaths = [
     help: 'URLs put into issued certificates.',
     operations: {
       read: async (req) => {
-        const u = await new PkiStore(req.deps, req.part).config('urls');
+        const u = await new PkiRepository(req.deps, req.part).config('urls');
         return {
           data: {
             issuing_certificates: u.issuingCertificates,
@@ -86,7 +86,7 @@ export const adminPaths = [
         const all = [...req.data.issuing_certificates, ...req.data.crl_distribution_points, ...req.data.ocsp_servers];
         const bad = all.find((u) => !URL.canParse(u) || u.length > 2048);
         if (bad !== undefined) throw new BadRequest(`invalid URL "${bad.slice(0, 80)}"`);
-        await new PkiStore(req.deps, req.part).writeConfig('urls', {
+        await new PkiRepository(req.deps, req.part).writeConfig('urls', {
           issuingCertificates: req.data.issuing_certificates,
           crlDistributionPoints: req.data.crl_distribution_points,
           ocspServers: req.data.ocsp_servers,
@@ -150,7 +150,7 @@ export const adminPaths = [
     help: 'Scheduled tidy settings.',
     operations: {
       read: async (req) => {
-        const c = await new PkiStore(req.deps, req.part).config('auto-tidy');
+        const c = await new PkiRepository(req.deps, req.part).config('auto-tidy');
         return {
           data: {
             enabled: c.enabled,
@@ -164,7 +164,7 @@ export const adminPaths = [
         };
       },
       write: async (req) => {
-        await new PkiStore(req.deps, req.part).writeConfig('auto-tidy', {
+        await new PkiRepository(req.deps, req.part).writeConfig('auto-tidy', {
           enabled: req.data.enabled,
           intervalDuration: Math.max(60, req.data.interval_duration),
           tidyCertStore: req.data.tidy_cert_store,

@@ -1,9 +1,10 @@
 /** CA lifecycle paths: root and intermediate generation, signing intermediates, imports. */
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath } from '../../http/path';
-import { generateIntermediate, generateRoot, importCaBundle, setSigned, signIntermediate } from '../ca';
-import { deleteCaKey } from '../issuer';
+import { definePath, type ReqContext } from '../../http/path';
+import { pkiRepository } from '../issuer';
+import { generateIntermediate, generateRoot, signIntermediate } from '../ca';
+import { deleteAllIssuers, importBundle, setSigned, type Imported } from '../ca-import';
 import { csrFromPem } from '../leaf';
 import { parseCsr } from '../parse';
 import { toPem } from '../pem';
@@ -15,6 +16,24 @@ import { caFields, formatFields } from './fields';
 import { caRequest, keyChoice } from './wire';
 
 const TYPES = ['exported', 'internal', 'kms'];
+
+/** What an import answers, in OpenBao's names. */
+export function importedData(out: Imported): Record<string, unknown> {
+  return {
+    imported_issuers: out.importedIssuers.length ? out.importedIssuers : null,
+    imported_keys: out.importedKeys.length ? out.importedKeys : null,
+    existing_issuers: out.existingIssuers.length ? out.existingIssuers : null,
+    existing_keys: out.existingKeys.length ? out.existingKeys : null,
+    mapping: out.mapping,
+  };
+}
+
+/** A new issuer's identity, as root/generate answers it. */
+async function newIssuerData(req: ReqContext, issuerId: string, keyId: string): Promise<Record<string, unknown>> {
+  const repo = pkiRepository(req.deps, req.part);
+  const [issuer, key] = await Promise.all([repo.issuer(issuerId), repo.key(keyId)]);
+  return { issuer_id: issuerId, issuer_name: issuer?.name ?? '', key_id: keyId, key_name: key?.name ?? '' };
+}
 const checkType = (t: string) => {
   if (!TYPES.includes(t)) throw new BadRequest(`invalid type "${t.slice(0, 40)}": use exported, internal or kms`);
   return t;
@@ -30,7 +49,10 @@ export const caAdminPaths = [
         const type = checkType(req.data.exported);
         const out = await generateRoot(req.deps, req.part, caRequest(req.data), keyChoice(type, req.data), req.mount.maxLeaseTtl);
         return {
-          data: certificateData({ ...out, privateKeyFormat: req.data.private_key_format || 'der' }, req.data.format),
+          data: {
+            ...certificateData({ ...out, privateKeyFormat: req.data.private_key_format || 'der' }, req.data.format),
+            ...(await newIssuerData(req, out.issuerId, out.keyId)),
+          },
           ...(out.warnings.length ? { warnings: out.warnings } : {}),
         };
       },
@@ -48,6 +70,7 @@ export const caAdminPaths = [
         return {
           data: {
             csr: der ? out.csr.toString('base64') : toPem('CERTIFICATE REQUEST', out.csr),
+            key_id: out.keyId,
             ...(out.privateKey
               ? {
                   private_key: privateKeyText(out.privateKey, req.data.private_key_format || 'der', der ? 'der' : 'pem'),
@@ -93,29 +116,25 @@ export const caAdminPaths = [
     fields: { certificate: f.string({ required: true }) },
     help: 'Accept the signed certificate of the key made by intermediate/generate.',
     operations: {
-      write: async (req) => {
-        await setSigned(req.deps, req.part, req.data.certificate);
-      },
+      write: async (req) => ({ data: importedData(await setSigned(req.deps, req.part, req.data.certificate)) }),
     },
   }),
   definePath({
     pattern: 'config/ca',
     fields: { pem_bundle: f.string({ required: true }) },
-    help: 'Import a CA certificate and its private key (replaces the current CA).',
+    help: 'Import CA certificates and their private key as issuers (the first becomes the default when there is none).',
     operations: {
-      write: async (req) => {
-        await importCaBundle(req.deps, req.part, req.data.pem_bundle);
-      },
+      write: async (req) => ({ data: importedData(await importBundle(req.deps, req.part, req.data.pem_bundle)) }),
     },
   }),
   definePath({
     pattern: 'root',
     fields: {},
-    help: 'Delete the CA key; the certificate stays readable until a new CA replaces it.',
+    help: 'Delete every issuer and key of the mount (their certificates stay on record).',
     sudo: ['delete'],
     operations: {
       delete: async (req) => {
-        await deleteCaKey(req.deps, req.part);
+        await deleteAllIssuers(req.deps, req.part);
       },
     },
   }),

@@ -5,7 +5,7 @@ import { definePath, type Req, type ReqContext, type Result } from '../../http/p
 import { requireRole, type RoleRule } from '../../http/role-required';
 import { csrFromPem, issueLeaf, signLeaf, signVerbatim, type LeafResult } from '../leaf';
 import { parseCsr } from '../parse';
-import { PkiStore } from '../pki-store';
+import { PkiRepository } from '../repository';
 import { checkRoleName, roleForCaller, type Role } from '../role';
 import { colonSerial } from '../serial';
 import { certificateData } from './certificate-data';
@@ -16,7 +16,7 @@ import { leafRequest as leafRequestOf } from './wire';
 /** Issuing reads the role through the per-process cache (pki-store.ts). */
 const pkiRole: RoleRule<Role> = {
   check: checkRoleName,
-  load: (req, name) => new PkiStore(req.deps, req.part).cachedRole(name),
+  load: (req, name) => new PkiRepository(req.deps, req.part).cachedRole(name),
   unknown: (name) => new BadRequest(`unknown role: ${name}`),
 };
 

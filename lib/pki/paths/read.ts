@@ -2,26 +2,26 @@
 import { NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type ReqContext } from '../../http/path';
-import { readCertificate } from '../certs';
 import { currentCrl } from '../crl';
-import { cachedCa } from '../issuer';
+import { defaultIssuerRecord, pkiRepository } from '../issuer';
 import { parseCertificate } from '../parse';
 import { onePem, pemBlocks, toPem } from '../pem';
 import { parseSerial } from '../serial';
 import { REVOKED_INDEX, type RevokedRecord } from '../storage';
 import { revocationTime } from './wire';
 
+/** The default issuer's certificate, PEM. */
 async function caPem(req: ReqContext): Promise<string> {
-  const ca = await cachedCa(req.deps, req.part);
+  const ca = await defaultIssuerRecord(req.deps, req.part);
   if (!ca?.certificate) throw new NotFound();
   return ca.certificate;
 }
 
-/** The issuer and the chain above it; `withRoot` false drops self-signed certificates. */
+/** The default issuer and the chain above it; `withRoot` false drops self-signed certificates. */
 async function chain(req: ReqContext, withRoot: boolean): Promise<string[]> {
-  const ca = await cachedCa(req.deps, req.part);
+  const ca = await defaultIssuerRecord(req.deps, req.part);
   if (!ca?.certificate) return [];
-  const all = [ca.certificate, ...ca.chain];
+  const all = [ca.certificate, ...ca.caChain];
   if (withRoot) return all;
   return all.filter((p) => {
     const c = parseCertificate(onePem(p, ['CERTIFICATE'], 'CA certificate'));
@@ -38,7 +38,7 @@ async function certPem(req: ReqContext, serial: string): Promise<{ pem: string; 
   if (serial === 'ca') return { pem: await caPem(req) };
   if (serial === 'ca_chain') return { pem: chainText(await chain(req, true)) };
   if (serial === 'crl') return { pem: toPem('X509 CRL', await currentCrl(req.deps, req.part)) };
-  const rec = await readCertificate(req.part, parseSerial(serial));
+  const rec = await pkiRepository(req.deps, req.part).certificate(parseSerial(serial));
   if (!rec) throw new NotFound();
   return { pem: toPem('CERTIFICATE', Buffer.from(rec.der, 'base64')), ...(rec.revokedAt ? { revokedAt: rec.revokedAt } : {}) };
 }

@@ -2,7 +2,7 @@
 import { NotFound } from '../../errors';
 import { f, type FieldValues } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { PkiStore } from '../pki-store';
+import { PkiRepository } from '../repository';
 import { checkRoleName, normalizeRole, roleToWire, type Role } from '../role';
 import { subjectFields } from './fields';
 import { subjectAttributes } from './wire';
@@ -45,6 +45,7 @@ const roleFields = {
   basic_constraints_valid_for_non_ca: f.bool({ default: false }),
   not_before_duration: f.duration({ default: 30 }),
   not_after: f.string({ default: '' }),
+  issuer_ref: f.string({ default: 'default', description: 'the issuer that signs for the role: default, an id or a name' }),
 };
 
 type RoleWire = FieldValues<typeof roleFields>;
@@ -116,6 +117,7 @@ function issuanceFromWire(d: RoleWire) {
     basicConstraintsValidForNonCa: d.basic_constraints_valid_for_non_ca,
     notBeforeDuration: d.not_before_duration,
     notAfter: d.not_after,
+    issuerRef: d.issuer_ref || 'default',
   };
 }
 
@@ -126,7 +128,7 @@ export const rolePaths = [
     help: 'List roles.',
     operations: {
       list: async (req) => {
-        const keys = await new PkiStore(req.deps, req.part).roleNames();
+        const keys = await new PkiRepository(req.deps, req.part).roleNames();
         if (!keys.length) throw new NotFound();
         return { data: { keys } };
       },
@@ -136,20 +138,20 @@ export const rolePaths = [
     pattern: 'roles/:name',
     fields: roleFields,
     help: 'Create, read, update or delete a role.',
-    exists: ({ params, part, deps }) => new PkiStore(deps, part).hasRole(params.name ?? ''),
+    exists: ({ params, part, deps }) => new PkiRepository(deps, part).hasRole(params.name ?? ''),
     operations: {
       read: async (req) => {
-        const role = await new PkiStore(req.deps, req.part).role(checkRoleName(req.data.name));
+        const role = await new PkiRepository(req.deps, req.part).role(checkRoleName(req.data.name));
         if (!role) throw new NotFound();
         return { data: roleToWire(role) };
       },
       write: async (req) => {
         const role = normalizeRole(roleFromWire(req.data), req.mount.maxLeaseTtl);
-        await new PkiStore(req.deps, req.part).putRole(checkRoleName(req.data.name), role);
+        await new PkiRepository(req.deps, req.part).putRole(checkRoleName(req.data.name), role);
         return { data: roleToWire(role) };
       },
       delete: async (req) => {
-        await new PkiStore(req.deps, req.part).deleteRole(checkRoleName(req.data.name));
+        await new PkiRepository(req.deps, req.part).deleteRole(checkRoleName(req.data.name));
       },
     },
   }),

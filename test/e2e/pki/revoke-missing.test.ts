@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
-import { certKey } from '../../../lib/pki/certs';
+import { certKey } from '../../../lib/pki/repository';
 import { parseSerial } from '../../../lib/pki/serial';
 import { mountPartition } from '../../../lib/mount-partition';
 import { call, createTestService, type TestService } from '../../helpers/service';

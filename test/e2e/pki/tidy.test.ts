@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { autoTidy } from '../../../lib/pki/auto-tidy';
 import { pkiEngine } from '../../../lib/pki/engine';
-import { certificateCount, countCertificates } from '../../../lib/pki/certs';
+import { PkiRepository } from '../../../lib/pki/repository';
 import { mountPartition } from '../../../lib/mount-partition';
 import { CERT_INDEX, expiryIndexSort } from '../../../lib/pki/storage';
 import { claimTidy, runTidy, tidyStatus } from '../../../lib/pki/tidy';
@@ -115,10 +115,10 @@ describe('tidy', () => {
   it('counts stored certificates across the count shards, and not no_store ones', async () => {
     const part = mountPartition(svc.deps, 'pki', 'pki');
     await post('pki/roles/unstored', { allow_any_name: true, key_type: 'ec', ttl: '1h', no_store: true });
-    const before = await certificateCount(part);
+    const before = await new PkiRepository(svc.deps, part).certificateCount();
     await Promise.all(Array.from({ length: 40 }, (_, i) => post('pki/issue/short', { common_name: `count${i}.example.com` })));
     await post('pki/issue/unstored', { common_name: 'nocount.example.com' });
-    expect(await certificateCount(part)).toBe(before + 40);
+    expect(await new PkiRepository(svc.deps, part).certificateCount()).toBe(before + 40);
     const shards = (await part.listKeys('count/certs/', { limit: 100 })).items;
     expect(shards.length).toBeGreaterThan(1);
   });
@@ -144,7 +144,7 @@ describe('tidy', () => {
       await Promise.all(Array.from({ length: 5 }, (_, j) => part.batchPut(rows.slice(i + j * 500, i + (j + 1) * 500))));
     // The count as an earlier version kept it (one item) plus the sharded count: both are summed.
     await part.increment('count/certs', 5);
-    await countCertificates(part, BIG - 5);
+    await new PkiRepository(svc.deps, part).countCertificates(BIG - 5);
     expect(await claimTidy(svc.deps, part, CERT_STORE_ONLY)).toBe(true);
     // The first invocation runs out of time after its first page (a Lambda at its limit).
     expect(await runTidy(svc.deps, part, Date.now())).toBe(false);

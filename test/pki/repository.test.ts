@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mountPartition } from '../../lib/mount-partition';
 import { DEFAULT_CRL, DEFAULT_URLS } from '../../lib/pki/config';
-import { PkiStore } from '../../lib/pki/pki-store';
+import { PkiRepository } from '../../lib/pki/repository';
 import { normalizeRole, type Role } from '../../lib/pki/role';
 import type { Store } from '../../lib/store/store';
 import { createTestStore } from '../helpers/store';
@@ -61,9 +61,9 @@ const role = (ttl: number): Role =>
     86_400,
   );
 
-describe('PkiStore', () => {
+describe('PkiRepository', () => {
   it('reads a role written through it at once, also through the cache', async () => {
-    const s = new PkiStore({ store }, mountPartition({ store }, 'pki', 'roles'));
+    const s = new PkiRepository({ store, now: Date.now }, mountPartition({ store }, 'pki', 'roles'));
     expect(await s.cachedRole('web')).toBeUndefined();
     await s.putRole('web', role(60));
     expect((await s.cachedRole('web'))?.ttl).toBe(60);
@@ -76,7 +76,7 @@ describe('PkiStore', () => {
   });
 
   it('answers a config record with its defaults under what is stored', async () => {
-    const s = new PkiStore({ store }, mountPartition({ store }, 'pki', 'config'));
+    const s = new PkiRepository({ store, now: Date.now }, mountPartition({ store }, 'pki', 'config'));
     expect(await s.config('crl')).toEqual(DEFAULT_CRL);
     await s.writeConfig('crl', { expiry: 3600, disable: true });
     expect(await s.config('crl')).toEqual({ expiry: 3600, disable: true });

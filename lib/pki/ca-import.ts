@@ -1,0 +1,131 @@
+/**
+ * Bringing CAs into a mount: a PEM bundle of certificates and at most one private key
+ * (issuers/import/bundle, config/ca), certificates alone (issuers/import/cert), and the
+ * certificate for a key intermediate/generate made (intermediate/set-signed). Each CA certificate
+ * becomes an issuer (or is found as one the mount has), linked to the key the mount holds for it;
+ * and deleting every issuer and key (DELETE root).
+ */
+import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import type { Deps } from '../deps';
+import { InvalidInput } from '../domain-errors';
+import type { Partition } from '../store/store';
+import { pkiRepository, sealKey } from './issuer';
+import { addIssuer, adoptAsDefault, rebuildChains } from './issuers';
+import { parseCertificate, type ParsedCert } from './parse';
+import { pemBlocks, toPem } from './pem';
+import type { PkiRepository } from './repository';
+import type { KeyRecord } from './storage';
+
+export interface Imported {
+  importedIssuers: string[];
+  importedKeys: string[];
+  existingIssuers: string[];
+  existingKeys: string[];
+  /** Issuer id for each certificate of the bundle, in order. */
+  mapping: Record<string, string>;
+}
+
+function splitBundle(text: string) {
+  const blocks = pemBlocks(text, 'the PEM bundle');
+  const certs = blocks.filter((b) => b.label === 'CERTIFICATE').map((b) => parseCertificate(b.der));
+  const keys = blocks.filter((b) => b.label.endsWith('PRIVATE KEY'));
+  if (blocks.some((b) => b.label !== 'CERTIFICATE' && !b.label.endsWith('PRIVATE KEY')))
+    throw new InvalidInput('the PEM bundle may hold only certificates and one private key');
+  return { certs, keys };
+}
+
+function privateKeyOf(label: string, der: Buffer): KeyObject {
+  try {
+    return createPrivateKey({ key: toPem(label, der), format: 'pem' });
+  } catch (e) {
+    throw new InvalidInput('the private key could not be parsed (encrypted keys are not supported)', { cause: e });
+  }
+}
+
+/** A private key as a key record of the mount (the one it has for that public key, or a new one). */
+async function importKey(deps: Deps, repo: PkiRepository, key: KeyObject): Promise<{ record: KeyRecord; created: boolean }> {
+  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  const existing = await repo.keyBySpki(spki.toString('base64'));
+  if (existing) return { record: existing, created: false };
+  const id = randomUUID();
+  const parsed = parseCertificateKey(spki);
+  const ref = await sealKey(deps, repo.part, key.export({ format: 'der', type: 'pkcs8' }), `key/${id}`);
+  const record: KeyRecord = { id, name: '', type: parsed.keyType, bits: parsed.keyBits, spki: spki.toString('base64'), ref };
+  await repo.putKey(record);
+  if (!(await repo.keysConfig()).default) await repo.writeKeysConfig({ default: id });
+  return { record, created: true };
+}
+
+function parseCertificateKey(spki: Buffer): { keyType: string; keyBits: number } {
+  const k = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+  const type = k.asymmetricKeyType === 'ed25519' ? 'ed25519' : k.asymmetricKeyType === 'ec' ? 'ec' : 'rsa';
+  const details = k.asymmetricKeyDetails;
+  const bits = type === 'rsa' ? (details?.modulusLength ?? 0) : type === 'ec' ? curveBits(details?.namedCurve) : 256;
+  return { keyType: type, keyBits: bits };
+}
+
+const curveBits = (curve: string | undefined) => ({ prime256v1: 256, secp384r1: 384, secp521r1: 521 })[curve ?? ''] ?? 0;
+
+/** Every CA certificate as an issuer; the first new one becomes the default if there is none. */
+async function importCertificates(deps: Deps, repo: PkiRepository, certs: ParsedCert[], out: Imported): Promise<void> {
+  const cas = certs.filter((c) => c.isCa);
+  if (!cas.length)
+    throw new InvalidInput(
+      certs.length ? 'the certificate is not a CA certificate (basic constraints CA:TRUE missing)' : 'no certificate found in the bundle',
+    );
+  for (const cert of cas) {
+    const { issuer, created } = await addIssuer(repo, cert, deps.now());
+    (created ? out.importedIssuers : out.existingIssuers).push(issuer.id);
+    out.mapping[issuer.id] = issuer.keyId;
+    if (created) {
+      await repo.storeCertificate(cert.serial, cert.der, cert.notAfter, issuer.id);
+      await adoptAsDefault(repo, issuer.id);
+    }
+  }
+  await rebuildChains(repo);
+}
+
+const emptyImport = (): Imported => ({ importedIssuers: [], importedKeys: [], existingIssuers: [], existingKeys: [], mapping: {} });
+
+/** issuers/import/bundle and config/ca: certificates, and at most one private key. */
+export async function importBundle(deps: Deps, part: Partition, text: string, requireKey = false): Promise<Imported> {
+  const { certs, keys } = splitBundle(text);
+  if (keys.length > 1) throw new InvalidInput('the PEM bundle must hold at most one private key');
+  if (requireKey && keys.length !== 1) throw new InvalidInput('the PEM bundle must hold exactly one unencrypted private key');
+  const repo = pkiRepository(deps, part);
+  const out = emptyImport();
+  if (keys[0]) {
+    const key = privateKeyOf(keys[0].label, keys[0].der);
+    const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
+    if (certs.length && !certs.some((c) => c.spki.equals(spki)))
+      throw new InvalidInput('no certificate in the bundle matches the private key');
+    const { record, created } = await importKey(deps, repo, key);
+    (created ? out.importedKeys : out.existingKeys).push(record.id);
+  }
+  if (certs.length) await importCertificates(deps, repo, certs, out);
+  return out;
+}
+
+/** intermediate/set-signed: the certificate for a key the mount holds (from intermediate/generate). */
+export async function setSigned(deps: Deps, part: Partition, text: string): Promise<Imported> {
+  const { certs, keys } = splitBundle(text);
+  if (keys.length) throw new InvalidInput('the certificate field must not contain a private key');
+  const repo = pkiRepository(deps, part);
+  const first = certs[0];
+  if (!first) throw new InvalidInput('no certificate found in the bundle');
+  if (!(await repo.keyBySpki(first.spki.toString('base64')))) {
+    throw new InvalidInput('the certificate does not match the key generated by intermediate/generate');
+  }
+  const out = emptyImport();
+  await importCertificates(deps, repo, certs, out);
+  return out;
+}
+
+/** DELETE root: every issuer and key of the mount goes (their certificates stay on record). */
+export async function deleteAllIssuers(deps: Deps, part: Partition): Promise<void> {
+  const repo = pkiRepository(deps, part);
+  for (const id of await repo.issuerIds()) await repo.deleteIssuer(id);
+  for (const id of await repo.keyIds()) await repo.deleteKey(id);
+  await repo.writeIssuersConfig({ default: '', defaultFollowsLatestIssuer: false });
+  await repo.writeKeysConfig({ default: '' });
+}

@@ -1,0 +1,110 @@
+/**
+ * The mount's issuers as a set: adding one (a generated CA, an imported certificate, matched to
+ * the key the mount holds for it), the chains between them, the default issuer, and the
+ * rules on names. OpenBao's issuer model: an issuer is a CA certificate the mount serves, with a
+ * key when the mount holds one; a reference names it by id, by name, or as `default`.
+ */
+import { randomUUID } from 'node:crypto';
+import { InvalidInput } from '../domain-errors';
+import { issuerRecord } from './migrations';
+import { parseCertificate, type ParsedCert } from './parse';
+import { onePem, toPem } from './pem';
+import type { PkiRepository } from './repository';
+import { colonSerial } from './serial';
+import type { IssuerRecord } from './storage';
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** An issuer or key name: letters, digits, `_ . -`; not `default`, and not an id's shape. */
+export function checkObjectName(name: string, what: 'issuer' | 'key'): string {
+  if (name === '') return '';
+  if (name === 'default' || !NAME.test(name) || /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(name)) {
+    throw new InvalidInput(
+      `invalid ${what} name ${JSON.stringify(name.slice(0, 64))}: 1 to 128 of letters, digits, _ . - (not "default", not an id)`,
+    );
+  }
+  return name;
+}
+
+/** Refuses a name another issuer of the mount already has. */
+export async function checkIssuerNameFree(repo: PkiRepository, name: string, self = ''): Promise<void> {
+  if (name && (await repo.issuers()).some((i) => i.name === name && i.id !== self)) {
+    throw new InvalidInput(`issuer name already in use: ${name}`);
+  }
+}
+
+const certOf = (i: IssuerRecord): ParsedCert => parseCertificate(onePem(i.certificate, ['CERTIFICATE'], 'an issuer certificate'));
+
+/** Whether `parent` signed `child`: names match and, where both say, key identifiers. */
+function signedBy(child: ParsedCert, parent: ParsedCert): boolean {
+  if (!child.issuerDer.equals(parent.subjectDer)) return false;
+  return !child.authorityKeyId || !parent.subjectKeyId || child.authorityKeyId.equals(parent.subjectKeyId);
+}
+
+const selfSigned = (c: ParsedCert) => signedBy(c, c);
+
+/** The chain above an issuer, nearest first, from its manual chain or the mount's issuers. */
+export function chainOf(issuer: IssuerRecord, all: IssuerRecord[]): string[] {
+  if (issuer.manualChain.length) {
+    return issuer.manualChain.filter((id) => id !== issuer.id).flatMap((id) => all.filter((i) => i.id === id).map((i) => i.certificate));
+  }
+  const parsed = all.map((i) => ({ record: i, cert: certOf(i) }));
+  const out: string[] = [];
+  let at = parsed.find((p) => p.record.id === issuer.id)!;
+  const seen = new Set([issuer.id]);
+  while (!selfSigned(at.cert)) {
+    const parent =
+      parsed.find((p) => !seen.has(p.record.id) && signedBy(at.cert, p.cert) && selfSigned(p.cert)) ??
+      parsed.find((p) => !seen.has(p.record.id) && signedBy(at.cert, p.cert));
+    if (!parent) break;
+    out.push(parent.record.certificate);
+    seen.add(parent.record.id);
+    at = parent;
+  }
+  return out;
+}
+
+/** Recomputes every issuer's built chain (after one was added, changed or removed). */
+export async function rebuildChains(repo: PkiRepository): Promise<void> {
+  const all = await repo.issuers();
+  for (const i of all) {
+    const caChain = chainOf(i, all);
+    if (JSON.stringify(caChain) !== JSON.stringify(i.caChain)) await repo.putIssuer({ ...i, caChain });
+  }
+}
+
+/** After an issuer was added: it becomes the default when there is none, or when the default follows the latest. */
+export async function adoptAsDefault(repo: PkiRepository, id: string): Promise<void> {
+  const c = await repo.issuersConfig();
+  if (!c.default || c.defaultFollowsLatestIssuer) await repo.writeIssuersConfig({ ...c, default: id });
+}
+
+export interface Added {
+  issuer: IssuerRecord;
+  /** False when the mount already had this certificate as an issuer. */
+  created: boolean;
+}
+
+/**
+ * Adds a CA certificate as an issuer (or finds the one the mount has for it), linked to the
+ * key the mount holds for its public key, if any. Certificates that are not CAs are refused.
+ */
+export async function addIssuer(repo: PkiRepository, cert: ParsedCert, now: number, name = ''): Promise<Added> {
+  if (!cert.isCa) throw new InvalidInput('the certificate is not a CA certificate (basic constraints CA:TRUE missing)');
+  const pem = toPem('CERTIFICATE', cert.der);
+  const existing = (await repo.issuers()).find((i) => certOf(i).der.equals(cert.der));
+  if (existing) return { issuer: existing, created: false };
+  await checkIssuerNameFree(repo, name);
+  const key = await repo.keyBySpki(cert.spki.toString('base64'));
+  const issuer = issuerRecord({
+    id: randomUUID(),
+    name,
+    certificate: pem,
+    keyId: key?.id ?? '',
+    caChain: [],
+    serial: colonSerial(cert.serial),
+    createdAt: now,
+  });
+  await repo.putIssuer(issuer);
+  return { issuer, created: true };
+}
