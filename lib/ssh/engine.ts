@@ -6,6 +6,7 @@ import { revokeDynamic, type DynamicRevoke } from './dynamic';
 import { otpKey, type OtpRevoke } from './otp';
 import { configPaths } from './paths/config';
 import { credsPaths } from './paths/creds';
+import { issuerPaths } from './paths/issuers';
 import { keyPaths, rolePaths } from './paths/roles';
 import { signPaths } from './paths/sign';
 import { mountPartition } from '../mount-partition';
@@ -27,6 +28,6 @@ export function sshRevoker(deps: Deps) {
 
 export const sshEngine: EngineModule = {
   type: 'ssh',
-  paths: () => [...configPaths, ...keyPaths, ...rolePaths, ...credsPaths, ...signPaths],
+  paths: () => [...configPaths, ...issuerPaths, ...keyPaths, ...rolePaths, ...credsPaths, ...signPaths],
   revoker: sshRevoker,
 };

@@ -3,6 +3,7 @@ import { formatDuration } from '../duration';
 import { InvalidInput } from '../domain-errors';
 import { checkTemplates } from '../identity-template';
 import { validateCidrs } from '../net/cidr';
+import { DEFAULT_REF, isIssuerRef, normalRef } from './issuer-ref';
 import { parseKeyLengths, type KeyLengths } from './key-lengths';
 
 export type RoleKind = 'otp' | 'dynamic' | 'ca';
@@ -41,6 +42,8 @@ export type Role = {
   algorithmSigner: string;
   /** Seconds a certificate is backdated by (ca roles); absent on roles stored before the field: the default. */
   notBeforeDuration?: number;
+  /** The issuer a ca role signs with (an id, a name or `default`), resolved when signing; absent on roles stored before the field: `default`. */
+  issuerRef?: string;
 };
 
 export const DEFAULT_NOT_BEFORE_SECONDS = 30;
@@ -56,6 +59,7 @@ export function buildRole(input: RoleInput): Role {
   const kind = input.keyType;
   if (kind !== 'otp' && kind !== 'dynamic' && kind !== 'ca') throw new InvalidInput('missing or invalid key_type: use otp, dynamic or ca');
   const role: Role = { ...input, keyType: kind, allowedUserKeyLengths: parseKeyLengths(input.allowedUserKeyLengths) };
+  role.issuerRef = checkIssuerRef(kind, input.issuerRef ?? DEFAULT_REF);
   checkSizes(role);
   if (role.allowedUsersTemplate) checkTemplates(role.allowedUsers, 'allowed_users');
   if (role.defaultUserTemplate) checkTemplates([role.defaultUser], 'default_user');
@@ -75,6 +79,14 @@ export function buildRole(input: RoleInput): Role {
   validateCidrs(role.excludeCidrList, 'exclude_cidr_list');
   if (role.port < 1 || role.port > 65535) throw new InvalidInput('invalid port: use 1 to 65535');
   return role;
+}
+
+/** As OpenBao, the reference is kept as written and resolved when signing; only ca roles sign. */
+function checkIssuerRef(kind: RoleKind, given: string): string {
+  const ref = normalRef(given) || DEFAULT_REF;
+  if (kind !== 'ca' && ref !== DEFAULT_REF) throw new InvalidInput('issuer_ref applies to ca roles only');
+  if (!isIssuerRef(ref)) throw new InvalidInput("invalid issuer_ref: use an issuer's id, its name or default");
+  return ref;
 }
 
 const MAX_LIST = 1000;
@@ -162,5 +174,6 @@ function caRoleView(role: Role): Record<string, unknown> {
     allowed_user_key_lengths: role.allowedUserKeyLengths,
     algorithm_signer: role.algorithmSigner || 'default',
     not_before_duration: role.notBeforeDuration ?? DEFAULT_NOT_BEFORE_SECONDS,
+    issuer_ref: role.issuerRef ?? DEFAULT_REF,
   };
 }

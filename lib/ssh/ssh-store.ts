@@ -1,64 +1,49 @@
-/** This mount's state: CA key pair, named keys (sealed), roles, zero-address list, OTP salt. */
-import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+/** This mount's state: issuers (CA key pairs), named keys (sealed), roles, zero-address list, OTP salt. */
+import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
 import { ExistsError } from '../domain-errors';
-import { isSealed, type SealedValue } from '../keys/sealed';
+import type { SealedValue } from '../keys/sealed';
 import { mutate, type Partition } from '../store/store';
-import type { CaSigner } from './certificate';
+import { migrateIssuers } from './issuer-migration';
+import { IssuerStore } from './issuer-store';
 import type { Role } from './role';
-import { publicBlob, publicLine } from './ssh-key';
 
-type CaRecord = {
-  public_key: string;
-  private_key: SealedValue;
-};
-
-export interface LoadedCa extends CaSigner {
-  publicLine: string;
-}
-
-const CA = 'config/ca';
 const ZERO = 'config/zeroaddress';
 const SALT = 'config/otp-salt';
-const caCache = new Map<string, { version: number; ct: string; ca: LoadedCa }>();
 /** Salts by store (one per service; tests run several) and partition. */
 const saltCaches = new WeakMap<object, Map<string, Buffer>>();
+/**
+ * Storage checks by store and partition: a mount is migrated on its first use in a process, and
+ * checked again after MIGRATION_CHECK_MS, so that a CA written by a previous release during a
+ * rolling deploy is taken in (issuer-migration.ts).
+ */
+const migrationChecks = new WeakMap<object, Map<string, { until: number; done: Promise<unknown> }>>();
+const MIGRATION_CHECK_MS = 2000;
 
 /** Records are types (not interfaces) of JSON values, so they are stored without conversion. */
 export class SshStore {
   /** `part`: the mount's partition (`req.part` in a request, `mountPartition` outside one). */
   constructor(
-    private readonly deps: Pick<Deps, 'store' | 'sealer'>,
+    private readonly deps: Pick<Deps, 'store' | 'sealer' | 'now'>,
     readonly part: Partition,
   ) {}
 
-  async saveCa(key: KeyObject): Promise<string> {
-    const line = publicLine(key);
-    const pem = key.export({ format: 'pem', type: 'pkcs8' }).toString();
-    const sealed = await this.deps.sealer.seal(pem, this.part.name, CA);
-    const record: CaRecord = { public_key: line, private_key: sealed };
-    await this.part.put(CA, record);
-    return line;
-  }
-
-  async caPublicLine(): Promise<string | undefined> {
-    return (await this.part.get<CaRecord>(CA))?.value.public_key;
-  }
-
-  /** The CA signer, parsed once per stored version. */
-  async loadCa(): Promise<LoadedCa | undefined> {
-    const item = await this.part.get<CaRecord>(CA);
-    if (!item || !isSealed(item.value.private_key)) return undefined;
-    const hit = caCache.get(this.part.name);
-    if (hit && hit.version === item.version && hit.ct === item.value.private_key.ct) return hit.ca;
-    const key = createPrivateKey(await this.deps.sealer.openText(item.value.private_key, CA));
-    const ca = { key, blob: publicBlob(key), publicLine: item.value.public_key };
-    caCache.set(this.part.name, { version: item.version, ct: item.value.private_key.ct, ca });
-    return ca;
-  }
-
-  async deleteCa(): Promise<void> {
-    await this.part.delete(CA);
+  /** The mount's issuers, its storage migrated to the current version first (issuer-migration.ts). */
+  async issuers(): Promise<IssuerStore> {
+    const issuers = new IssuerStore(this.deps, this.part);
+    let checks = migrationChecks.get(this.deps.store);
+    if (!checks) migrationChecks.set(this.deps.store, (checks = new Map()));
+    const hit = checks.get(this.part.name);
+    if (hit && hit.until > Date.now()) {
+      await hit.done;
+      return issuers;
+    }
+    const done = migrateIssuers(issuers);
+    const entry = { until: Date.now() + MIGRATION_CHECK_MS, done };
+    checks.set(this.part.name, entry);
+    done.catch(() => checks.get(this.part.name) === entry && checks.delete(this.part.name));
+    await done;
+    return issuers;
   }
 
   async getRole(name: string): Promise<Role | undefined> {
@@ -83,6 +68,11 @@ export class SshStore {
       cursor = page.cursor;
     } while (cursor);
     return out;
+  }
+
+  /** The first `limit` roles, in name order (a bounded look, for warnings). */
+  async firstRoles(limit: number): Promise<Role[]> {
+    return (await this.part.list<Role>('roles/', { limit })).items.map((i) => i.value);
   }
 
   async putKey(name: string, privateKey: string): Promise<void> {

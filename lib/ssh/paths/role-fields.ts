@@ -37,6 +37,7 @@ export const roleFields = {
     default: DEFAULT_NOT_BEFORE_SECONDS,
     description: 'How far back certificates start (ValidAfter = now minus this); default 30s.',
   }),
+  issuer_ref: f.string({ default: 'default', description: "The issuer a ca role signs with: an issuer's id, its name, or default." }),
 };
 
 export type RoleFieldValues = FieldValues<typeof roleFields>;
@@ -72,5 +73,6 @@ export function roleInput(d: RoleFieldValues): RoleInput {
     allowedUserKeyLengths: d.allowed_user_key_lengths,
     algorithmSigner: d.algorithm_signer,
     notBeforeDuration: d.not_before_duration,
+    issuerRef: d.issuer_ref,
   };
 }

@@ -1,10 +1,11 @@
 /** sign/<role> (sign a submitted SSH public key) and issue/<role> (generate a key pair and sign it), under a ca role. */
-import { BadRequest } from '../../errors';
 import { f, type FieldValues } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
 import { requireRole } from '../../http/role-required';
-import type { CaSigner } from '../certificate';
 import { issueKey } from '../issue';
+import { DEFAULT_REF } from '../issuer-ref';
+import type { LoadedIssuer } from '../issuer-store';
+import { signingIssuer } from '../issuers';
 import type { Role } from '../role';
 import { signKey, type Signed, type SignContext } from '../sign';
 import { SshStore } from '../ssh-store';
@@ -24,14 +25,14 @@ type NamedReq = Req<Pick<typeof certFields, 'name'>>;
 
 interface Signing {
   role: Role;
-  ca: CaSigner;
+  /** The role's issuer (issuer_ref, else the default): the certificate's signing CA. */
+  ca: LoadedIssuer;
   ctx: SignContext;
 }
 
 async function signing(req: NamedReq): Promise<Signing> {
   const { name, role } = await requireRole(sshRole, req, req.data.name);
-  const ca = await new SshStore(req.deps, req.part).loadCa();
-  if (!ca) throw new BadRequest('no CA key is configured on this mount (config/ca)');
+  const ca = await signingIssuer(new SshStore(req.deps, req.part), role.issuerRef ?? DEFAULT_REF);
   const ctx = {
     roleName: name,
     displayName: req.principal?.displayName ?? '',
@@ -73,7 +74,8 @@ export const signPaths = [
         const { role, ca, ctx } = await signing(req);
         const d = req.data;
         const input = { ...certRequest(d), publicKey: d.public_key };
-        return answer(signKey(role, ca, input, ctx));
+        // OpenBao 2.3 names the issuer in sign's answer.
+        return answer(signKey(role, ca, input, ctx), { issuer_id: ca.id });
       },
     },
   }),
