@@ -122,3 +122,44 @@ describe("python3-hvac through hvac's SSH methods (hvac_ssh_api.py)", () => {
     expect(out.sign_default_user).toMatch('InvalidRequest: root is not a valid value for valid_principals');
   }, 120_000);
 });
+
+describe("python3-hvac through OpenBao's SSH issuer API (hvac_ssh_issuers.py)", () => {
+  it('submits, lists, reads, renames and deletes issuers, sets the default, signs with a role pinned to an issuer', async () => {
+    const own = await sshService();
+    const ca = keygen(dir, 'ed25519');
+    const user = keygen(dir, 'ed25519');
+    const out = await runHvac(own, join(import.meta.dirname, 'hvac_ssh_issuers.py'), {
+      CA_PRIVATE_KEY: ca.privText,
+      CA_PUBLIC_KEY: ca.pubText,
+      USER_PUBLIC_KEY: user.pubText,
+    });
+    const first = out.config_ca as { issuer_id: string; issuer_name: string; public_key: string };
+    expect(first).toMatchObject({ issuer_name: '', public_key: expect.stringMatching(/^ssh-ed25519 AAAA\S+\n$/) });
+    expect(out.read_config_ca).toEqual(first);
+    const next = out.import_generated as typeof first;
+    expect(next).toMatchObject({ issuer_name: 'next', public_key: expect.stringMatching(/^ecdsa-sha2-nistp256 /) });
+    const imported = out.import_submitted as typeof first;
+    expect(imported).toMatchObject({ issuer_name: 'imported', public_key: `${ca.pubText.split(' ').slice(0, 2).join(' ')}\n` });
+    const ids = [first, next, imported].map((i) => i.issuer_id);
+    expect(out.list.keys).toEqual([...ids].sort());
+    expect(out.list.key_info[first.issuer_id]).toEqual({ issuer_name: '', is_default: true, public_key: first.public_key });
+    expect(out.read_by_name).toEqual(next);
+    expect(out.update).toEqual({ ...next, issuer_name: 'current' });
+    expect(out.issuer_public_key).toBe(next.public_key);
+    expect(out.default_before).toEqual({ default: first.issuer_id });
+    expect(out.set_default).toEqual({
+      data: { default: next.issuer_id },
+      warnings: [`Previous default (${first.issuer_id}) has been updated with the issuer 'current' (resolved to ${next.issuer_id})`],
+    });
+    expect(out.public_key).toBe(next.public_key);
+    expect((out.public_keys as string).trimEnd().split('\n')).toHaveLength(3);
+    expect((out.public_keys as string).split('\n')[0]).toBe(`${next.public_key.trim()} ${next.issuer_id} current`);
+    expect(out.role_issuer_ref).toBe('imported');
+    expect(out.signed_issuer).toBe(imported.issuer_id);
+    expect(out.name_taken).toMatch(/^InvalidRequest: issuer name already in use/);
+    expect(out.unknown_ref).toMatch(/^InvalidPath: unable to find issuer for reference: nobody/);
+    expect(out.delete_issuer).toEqual(["1 roles reference 'imported'"]);
+    expect(out.delete_ca).toBe(204);
+    expect(out.after_delete).toMatch(/^InvalidPath/);
+  }, 120_000);
+});
