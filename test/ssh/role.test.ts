@@ -56,3 +56,32 @@ describe('roles', () => {
     expect(r.cidrList).toEqual([]);
   });
 });
+
+describe('issuer_ref', () => {
+  it.each([
+    ['absent (a role stored before the field)', undefined, 'default'],
+    ['default in any spelling', ' DEFAULT ', 'default'],
+    ['empty', '', 'default'],
+    ['a name, kept as written (resolved when signing)', 'ca-2026', 'ca-2026'],
+    ['an id', '0f6e1b9a-2c3d-4e5f-8a9b-0c1d2e3f4a5b', '0f6e1b9a-2c3d-4e5f-8a9b-0c1d2e3f4a5b'],
+  ])('a ca role takes %s', (_what, issuerRef, stored) => {
+    expect(buildRole({ ...base, ...(issuerRef === undefined ? {} : { issuerRef }) }).issuerRef).toBe(stored);
+  });
+
+  it.each([
+    ['a reference no issuer could have', { issuerRef: 'a b' }, /invalid issuer_ref/],
+    [
+      'an issuer on an otp role',
+      { keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8'], issuerRef: 'ca-2026' },
+      /issuer_ref applies to ca roles only/,
+    ],
+  ])('refuses %s', (_what, o, message) => {
+    expect(() => buildRole({ ...base, ...o })).toThrow(message);
+  });
+
+  it('an otp role keeps the default', () => {
+    expect(buildRole({ ...base, keyType: 'otp', defaultUser: 'u', cidrList: ['10.0.0.0/8'], issuerRef: 'default' }).issuerRef).toBe(
+      'default',
+    );
+  });
+});
