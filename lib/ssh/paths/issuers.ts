@@ -25,8 +25,9 @@ const importFields = {
 
 /** Both import paths: the name from the path segment, or from the body (none: an issuer without a name). */
 async function importHandler(req: Req<typeof importFields>): Promise<Result> {
-  const given = req.data.issuer_name;
-  const name = given === undefined ? '' : checkIssuerName(given);
+  // As OpenBao: an empty name is no name.
+  const given = req.data.issuer_name?.trim() ?? '';
+  const name = given ? checkIssuerName(given) : '';
   const { key } = await caKeyOf(req.data);
   const { issuer, existing } = await importIssuer(new SshStore(req.deps, req.part), { key, name, setDefault: req.data.set_default });
   return { data: issuerData(issuer), ...(existing ? { warnings: [EXISTING] } : {}) };

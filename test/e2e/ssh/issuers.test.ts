@@ -102,6 +102,10 @@ describe('several CA keys on one mount', () => {
     expect(again.json!.data).toEqual(a.json!.data);
     expect(again.json!.warnings).toEqual(['An issuer with the provided public key already exists, returning the existing issuer']);
     expect((await asRoot(svc, 'DELETE', 'issuer/imported')).status).toBe(204);
+    // An empty issuer_name is no name, as in OpenBao.
+    const unnamed = await must(svc, 'POST', 'issuers/import', { issuer_name: ' ', key_type: 'ed25519' });
+    expect(unnamed.json!.data.issuer_name).toBe('');
+    expect((await asRoot(svc, 'DELETE', `issuer/${unnamed.json!.data.issuer_id}`)).status).toBe(204);
   });
 
   it.each([
