@@ -6,7 +6,8 @@
  *   config/issuers     the default issuer's id ('' when none)
  *   meta/storage       the layout version, and the legacy CA the migration last took in
  *   config/ca          the one CA key of version 1, read by the migration and by a previous
- *                      release during a rolling deploy; deleted only with its issuer
+ *                      release during a rolling deploy; deleted only with its issuer (or
+ *                      with every issuer, config/ca delete)
  */
 import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Deps } from '../deps';
