@@ -7,7 +7,8 @@
 /** The engine types this build knows; the runtime list is infra/surfaces.json (config.ts reads it). */
 export type EngineType = 'pki' | 'ssh' | 'cloud-a' | 'cloud-b';
 
-export type OpName = 'read' | 'list' | 'write' | 'delete';
+/** What a request does to a path: `patch` changes only the fields it names (Vault's PATCH, its own capability). */
+export type OpName = 'read' | 'list' | 'write' | 'patch' | 'delete';
 
 /** The mount (or fixed prefix, for sys) a request arrived under. */
 export interface MountRef {
@@ -50,7 +51,7 @@ export interface LoginIdentity {
 }
 
 /** What a request does, as policies see it: a write is `create` or `update` by the item's existence. */
-export type AccessOp = 'read' | 'list' | 'create' | 'update' | 'delete';
+export type AccessOp = 'read' | 'list' | 'create' | 'update' | 'patch' | 'delete';
 
 export interface AccessRequest {
   token: string | undefined;

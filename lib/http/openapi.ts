@@ -114,6 +114,13 @@ function writeOp(item: Item): Doc {
   return operation(item, ['write'], { requestBody, ok: okResponses(item.surface, 'write'), withBody: true });
 }
 
+/** A PATCH takes the fields it changes, none required, as JSON (merge-patch). */
+function patchOp(item: Item): Doc {
+  const properties = Object.fromEntries(item.fields.map(([n, fl]) => [n, schemaOf(fl)]));
+  const requestBody = { required: true, content: { 'application/merge-patch+json': { schema: { type: 'object', properties } } } };
+  return operation(item, ['patch'], { requestBody, ok: okResponses(item.surface, 'write'), withBody: true });
+}
+
 function deleteOp(item: Item): Doc {
   const parameters = item.rawBody ? [...item.pathParams, ...queryParams(item)] : item.pathParams;
   return operation(item, ['delete'], { parameters, ok: okResponses(item.surface, 'delete') });
@@ -127,6 +134,7 @@ function pathItem(spec: PathSpec, surface: Surface): Doc {
     ...(o.read || o.list ? { get: getOp(item) } : {}),
     // The catalog writes with PUT (its kv answers POST with 405); sys and the engines take POST or PUT.
     ...(o.write ? { [surface === 'catalog' ? 'put' : 'post']: writeOp(item) } : {}),
+    ...(o.patch ? { patch: patchOp(item) } : {}),
     ...(o.delete ? { delete: deleteOp(item) } : {}),
   };
 }

@@ -10,7 +10,7 @@ import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
 import type { Partition } from '../store/store';
 import { pkiRepository, sealKey } from './issuer';
-import { addIssuer, adoptAsDefault, rebuildChains } from './issuers';
+import { addIssuer, adoptAsDefault, checkObjectName, rebuildChains } from './issuers';
 import { parseCertificate, type ParsedCert } from './parse';
 import { pemBlocks, toPem } from './pem';
 import type { PkiRepository } from './repository';
@@ -42,15 +42,22 @@ function privateKeyOf(label: string, der: Buffer): KeyObject {
   }
 }
 
-/** A private key as a key record of the mount (the one it has for that public key, or a new one). */
-async function importKey(deps: Deps, repo: PkiRepository, key: KeyObject): Promise<{ record: KeyRecord; created: boolean }> {
+/** A private key as a key record of the mount (the one it has for that public key, or a new one, named `name`). */
+export async function importPrivateKey(
+  deps: Deps,
+  repo: PkiRepository,
+  key: KeyObject,
+  name = '',
+): Promise<{ record: KeyRecord; created: boolean }> {
   const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
   const existing = await repo.keyBySpki(spki.toString('base64'));
   if (existing) return { record: existing, created: false };
+  checkObjectName(name, 'key');
+  if (name && (await repo.keys()).some((k) => k.name === name)) throw new InvalidInput(`key name already in use: ${name}`);
   const id = randomUUID();
   const parsed = parseCertificateKey(spki);
   const ref = await sealKey(deps, repo.part, key.export({ format: 'der', type: 'pkcs8' }), `key/${id}`);
-  const record: KeyRecord = { id, name: '', type: parsed.keyType, bits: parsed.keyBits, spki: spki.toString('base64'), ref };
+  const record: KeyRecord = { id, name, type: parsed.keyType, bits: parsed.keyBits, spki: spki.toString('base64'), ref };
   await repo.putKey(record);
   if (!(await repo.keysConfig()).default) await repo.writeKeysConfig({ default: id });
   return { record, created: true };
@@ -99,7 +106,7 @@ export async function importBundle(deps: Deps, part: Partition, text: string, re
     const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
     if (certs.length && !certs.some((c) => c.spki.equals(spki)))
       throw new InvalidInput('no certificate in the bundle matches the private key');
-    const { record, created } = await importKey(deps, repo, key);
+    const { record, created } = await importPrivateKey(deps, repo, key);
     (created ? out.importedKeys : out.existingKeys).push(record.id);
   }
   if (certs.length) await importCertificates(deps, repo, certs, out);

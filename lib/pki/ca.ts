@@ -15,7 +15,7 @@ import { buildCsr } from './der/csr';
 import { subjectAltName } from './der/extensions';
 import { encodeName, type Subject } from './der/name';
 import { keySigner, loadIssuer, pkiRepository, sealKey, type Issuer } from './issuer';
-import { adoptAsDefault, checkObjectName } from './issuers';
+import { adoptAsDefault, aiaUrls, checkObjectName } from './issuers';
 import { issuerRecord } from './migrations';
 import type { PkiRepository } from './repository';
 import { checkKeyParams } from './key-params';
@@ -25,7 +25,7 @@ import { toPem } from './pem';
 import { issuedKeyOf, type IssuedKey } from './public-key';
 import { altNamesOf, gatherNames, type NameRequest } from './request-names';
 import { colonSerial, randomSerial } from './serial';
-import type { KeyRecord, KeyRef } from './storage';
+import type { IssuerRecord, KeyRecord, KeyRef } from './storage';
 import { caExtensions } from './template';
 import { resolveNotAfter, type TtlLimits } from './ttl';
 
@@ -111,11 +111,12 @@ async function caCertificate(
   r: CaRequest,
   spki: Buffer,
   subject: Buffer,
-  issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer },
+  issuer: { subjectDer: Buffer; keyId: Buffer; signer: Signer; record?: IssuerRecord },
   limits: TtlLimits,
   pathLen: number,
 ) {
-  const urls = await pkiRepository(deps, part).config('urls');
+  const repo = pkiRepository(deps, part);
+  const urls = issuer.record ? await aiaUrls(repo, issuer.record) : await repo.config('urls');
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = resolveNotAfter(now, r, limits);
@@ -253,10 +254,11 @@ function withCsrNames(r: CaRequest, csr: ParsedCsr): CaRequest {
 }
 
 /** The mount's CA as the issuer of a certificate it signs: its subject, key identifier and signer. */
-function issuingWith(issuer: Issuer): { subjectDer: Buffer; keyId: Buffer; signer: Signer } {
+function issuingWith(issuer: Issuer): { subjectDer: Buffer; keyId: Buffer; signer: Signer; record: IssuerRecord } {
   return {
     subjectDer: issuer.cert.subjectDer,
     keyId: issuer.cert.subjectKeyId ?? keyIdentifier(issuer.signer.spki),
     signer: issuer.signer,
+    record: issuer.record,
   };
 }

@@ -8,6 +8,8 @@ import { acmeAdminPaths } from './paths/acme-admin';
 import { adminPaths } from './paths/admin';
 import { caAdminPaths } from './paths/ca-admin';
 import { issuePaths } from './paths/issue';
+import { issuerPaths } from './paths/issuers';
+import { keyPaths } from './paths/keys';
 import { readPaths } from './paths/read';
 import { rolePaths } from './paths/roles';
 import { revokeSerial } from './revoke';
@@ -16,7 +18,17 @@ import { mountPartition } from '../mount-partition';
 
 export const pkiEngine: EngineModule = {
   type: 'pki',
-  paths: () => [...readPaths, ...caAdminPaths, ...rolePaths, ...issuePaths, ...adminPaths, ...acmeAdminPaths, ...acmePaths],
+  paths: () => [
+    ...readPaths,
+    ...issuerPaths,
+    ...keyPaths,
+    ...caAdminPaths,
+    ...rolePaths,
+    ...issuePaths,
+    ...adminPaths,
+    ...acmeAdminPaths,
+    ...acmePaths,
+  ],
   revoker: (deps: Deps) => async (lease: LeaseRecord) => {
     const serial = (lease.revoke as { serial?: unknown } | null)?.serial;
     if (typeof serial !== 'string') return;

@@ -14,9 +14,8 @@ import type { Role } from './role';
 import { randomSerial } from './serial';
 import { leafExtensions, withRequested, type RequestedExtension } from './template';
 import { resolveNotAfter } from './ttl';
+import { aiaUrls } from './issuers';
 import { PkiRepository } from './repository';
-import type { UrlsConfig } from './config';
-import type { IssuerRecord } from './storage';
 
 export interface LeafResult extends CertOutput {
   warnings: string[];
@@ -59,7 +58,7 @@ export interface Built {
 
 /** Signs the certificate; NotBefore and NotAfter come from one `now`, after any key generation. */
 export async function buildAndSign(deps: Deps, part: Partition, b: Build): Promise<Built> {
-  const urls = issuerUrls(b.issuer.record, await new PkiRepository(deps, part).cachedConfig('urls'));
+  const urls = await aiaUrls(new PkiRepository(deps, part), b.issuer.record);
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = b.validity(now);
@@ -96,18 +95,6 @@ export async function buildAndSign(deps: Deps, part: Partition, b: Build): Promi
 
 function chainOf(issuer: Issuer): string[] {
   return [issuer.record.certificate, ...issuer.record.caChain];
-}
-
-/** The AIA and CRL URLs a certificate of this issuer carries: the issuer's own where set, else the mount's. */
-export function issuerUrls(issuer: IssuerRecord, mount: UrlsConfig): UrlsConfig {
-  const own = issuer.issuingCertificates.length + issuer.crlDistributionPoints.length + issuer.ocspServers.length > 0;
-  return own
-    ? {
-        issuingCertificates: issuer.issuingCertificates,
-        crlDistributionPoints: issuer.crlDistributionPoints,
-        ocspServers: issuer.ocspServers,
-      }
-    : mount;
 }
 
 /** Stores the certificate (unless no_store) and answers it with its chain, and the key when one was made here. */
@@ -151,6 +138,7 @@ export function validityFor(
         mountDefaultTtl: mount.defaultLeaseTtl,
         mountMaxTtl: mount.maxLeaseTtl,
         caNotAfter: issuer.cert.notAfter,
+        pastCa: issuer.record.leafNotAfterBehavior,
       },
     );
   validity(deps.now());

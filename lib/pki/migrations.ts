@@ -11,7 +11,9 @@
  * issuer id: they belong to the migrated CA (`legacyIssuer` in the marker).
  */
 import { createHash } from 'node:crypto';
-import type { Partition } from '../store/store';
+import { ExistsError } from '../domain-errors';
+import type { Json, Partition } from '../store/store';
+import { caIdOf } from './issuer-id';
 import { parseCertificate } from './parse';
 import { onePem } from './pem';
 import { colonSerial } from './serial';
@@ -63,6 +65,18 @@ export function issuerRecord(
 /** What the migration needs to know of a sealed key whose public key is not on record (opened by the repository). */
 export type KeyInfo = (ref: KeyRef, aad: string) => Promise<{ spki: Buffer; keyType: string; keyBits: number }>;
 
+/**
+ * Writes a migrated record unless it is there: an instance that migrated first (and may have
+ * changed it since: a revocation's CRL, a new default) is never overwritten by a slower one.
+ */
+async function putIfAbsent(part: Partition, key: string, value: Json): Promise<void> {
+  try {
+    await part.put(key, value, { ifAbsent: true });
+  } catch (e) {
+    if (!(e instanceof ExistsError)) throw e;
+  }
+}
+
 /** Version 1 to 2: the CA becomes an issuer (the default), its key a key; a pending key a key. */
 async function toVersion2(part: Partition, now: number, keyInfo: KeyInfo): Promise<StorageMeta> {
   const ca = (await part.get<CaRecord>('ca/current'))?.value;
@@ -71,8 +85,9 @@ async function toVersion2(part: Partition, now: number, keyInfo: KeyInfo): Promi
     const cert = parseCertificate(onePem(ca.certificate, ['CERTIFICATE'], 'the CA certificate'));
     const key = ca.key ? keyRecordOf(ca.key, cert.spki, cert.keyType, cert.keyBits, 'ca-key') : undefined;
     const id = derivedId('issuer', cert.der);
-    if (key) await part.put(`key/${key.id}`, key);
-    await part.put(
+    if (key) await putIfAbsent(part, `key/${key.id}`, key);
+    await putIfAbsent(
+      part,
       `issuer/${id}`,
       issuerRecord({
         id,
@@ -83,19 +98,21 @@ async function toVersion2(part: Partition, now: number, keyInfo: KeyInfo): Promi
         createdAt: now,
       }),
     );
-    const crl = await part.get('crl/current');
-    if (crl) await part.put(`crl/${id}`, crl.value);
-    if (!(await part.get('config/issuers')))
-      await part.put('config/issuers', { default: id, defaultFollowsLatestIssuer: false } satisfies IssuersConfig);
-    if (key && !(await part.get('config/keys'))) await part.put('config/keys', { default: key.id } satisfies KeysConfig);
+    // The CRL of version 1 is the CA's only if it was built for it (a CA replaced since has a stale one: rebuilt on first need).
+    const crl = await part.get<{ ca?: string } & Json>('crl/current');
+    if (crl && crl.value.ca === colonSerial(cert.serial)) await putIfAbsent(part, `crl/${id}`, crl.value);
+    await putIfAbsent(part, 'config/issuers', { default: id, defaultFollowsLatestIssuer: false } satisfies IssuersConfig);
+    if (key) await putIfAbsent(part, 'config/keys', { default: key.id } satisfies KeysConfig);
     meta.legacyIssuer = id;
+    // Version-1 records name their issuer by name and key id: only the migrated CA's are its.
+    meta.legacyCaId = caIdOf(cert);
   }
   const pending = (await part.get<PendingRecord>('ca/pending'))?.value;
   if (pending) {
     // intermediate/generate's waiting key: a key record that set-signed finds by its public key.
     const info = await keyInfo(pending.key, 'ca-pending');
     const key = keyRecordOf(pending.key, info.spki, info.keyType, info.keyBits, 'ca-pending');
-    await part.put(`key/${key.id}`, key);
+    await putIfAbsent(part, `key/${key.id}`, key);
   }
   return meta;
 }
@@ -105,6 +122,6 @@ export async function migrate(part: Partition, now: number, keyInfo: KeyInfo): P
   const current = (await part.get<StorageMeta>(META_KEY))?.value;
   if (current && current.version >= STORAGE_VERSION) return current;
   const meta = await toVersion2(part, now, keyInfo);
-  await part.put(META_KEY, meta);
-  return meta;
+  await putIfAbsent(part, META_KEY, meta);
+  return (await part.get<StorageMeta>(META_KEY))?.value ?? meta;
 }

@@ -10,7 +10,9 @@ import { NotFoundError } from '../domain-errors';
 import type { Json, Partition, Store } from '../store/store';
 import { cached, invalidate } from './cache';
 import { CONFIG_DEFAULTS, type ConfigName, type ConfigRecords } from './config';
+import { issuedBy, issuerIdOf as issuerIdOfCert } from './issuer-id';
 import { migrate, type KeyInfo } from './migrations';
+import { parseCertificate } from './parse';
 import type { Role } from './role';
 import { serialKey } from './serial';
 import {
@@ -268,9 +270,16 @@ export class PkiRepository {
     return (await this.part.get<CertRecord>(certKey(serial)))?.value;
   }
 
-  /** The issuer a stored record names, or the migrated CA for records of version 1. */
-  async issuerIdOf(record: { issuerId?: string }): Promise<string> {
-    return record.issuerId ?? (await this.ready()).legacyIssuer ?? '';
+  /**
+   * The issuer a stored certificate or revocation names; for a record of version 1 (none named),
+   * the migrated CA when that CA issued it (by issuer name and key id), else none of the mount's.
+   */
+  async issuerIdOf(record: { issuerId?: string; issuer?: string; der?: string }): Promise<string> {
+    if (record.issuerId) return record.issuerId;
+    const meta = await this.ready();
+    if (!meta.legacyIssuer || !meta.legacyCaId) return '';
+    const named = record.issuer ?? (record.der ? issuerIdOfCert(parseCertificate(Buffer.from(record.der, 'base64'))) : undefined);
+    return named === undefined || issuedBy(named, meta.legacyCaId) ? meta.legacyIssuer : '';
   }
 
   // Each issuer's CRL.

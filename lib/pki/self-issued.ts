@@ -25,12 +25,13 @@ export async function signSelfIssued(
   part: Partition,
   pem: string,
   requireMatchingAlgorithms: boolean,
+  issuerRef = 'default',
 ): Promise<{ certificate: Buffer; issuingCa: string }> {
   const der = onePem(pem, ['CERTIFICATE'], 'the certificate');
   const cert = parseCertificate(der);
   if (!cert.subjectDer.equals(cert.issuerDer)) throw new InvalidInput('the certificate is not self-issued');
   if (!cert.isCa) throw new InvalidInput('the certificate is not a CA certificate');
-  const issuer = await loadIssuer(deps, part);
+  const issuer = await loadIssuer(deps, part, issuerRef);
   if (requireMatchingAlgorithms && issuer.signer.keyType !== cert.keyType)
     throw new InvalidInput('the CA key type does not match the certificate key type');
   const alg = signatureAlgorithm(issuer.signer);

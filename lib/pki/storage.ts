@@ -48,8 +48,12 @@ export type IssuerRecord = {
   /** This issuer's AIA and CRL URLs; empty lists fall back to the mount's config/urls. */
   issuingCertificates: string[];
   crlDistributionPoints: string[];
+  /** Delta CRL URLs; absent on records written before they were kept. */
+  deltaCrlDistributionPoints?: string[];
   ocspServers: string[];
   enableAiaUrlTemplating: boolean;
+  /** When it was revoked (ms): it issues nothing more and its parents' CRLs list it. */
+  revokedAt?: number;
   /** Colon-hex serial of its certificate. */
   serial: string;
   /** When it was added (ms), for default_follows_latest_issuer and listings. */
@@ -71,8 +75,11 @@ export type KeyRecord = {
 export type IssuersConfig = { default: string; defaultFollowsLatestIssuer: boolean };
 export type KeysConfig = { default: string };
 
-/** meta/storage: the layout version; `legacyIssuer`: the issuer of version-1 certificates (no issuer on record). */
-export type StorageMeta = { version: number; legacyIssuer?: string };
+/**
+ * meta/storage: the layout version; `legacyIssuer`: the issuer that version-1 certificates with
+ * no issuer on record belong to, those its CA issued (`legacyCaId`, issuer-id.ts: name and key id).
+ */
+export type StorageMeta = { version: number; legacyIssuer?: string; legacyCaId?: string };
 
 /** Records are types (not interfaces) of JSON values, so they are stored without conversion. Version 1's ca/current: */
 export type CaRecord = {
@@ -93,7 +100,7 @@ export type CertRecord = {
   der: string;
   notAfter: number;
   revokedAt?: number;
-  /** The id of the issuer that signed it (absent on version-1 records: meta/storage's legacyIssuer). */
+  /** The id of the issuer that signed it (absent on version-1 records: meta/storage's legacyIssuer, for its CA's own). */
   issuerId?: string;
 };
 

@@ -12,7 +12,11 @@ export interface TtlInput {
 }
 
 /** The role's and mount's ttl limits (seconds; 0 = not set) and the issuer's NotAfter (ms; undefined for a self-signed root). */
-export type TtlLimits = Omit<TtlInputs, 'requested'> & { caNotAfter?: number | undefined };
+/**
+ * The role's and mount's ttl limits, the issuer's NotAfter (ms; undefined for a self-signed
+ * root) and what to do past it (the issuer's leaf_not_after_behavior: err, truncate or permit).
+ */
+export type TtlLimits = Omit<TtlInputs, 'requested'> & { caNotAfter?: number | undefined; pastCa?: 'err' | 'truncate' | 'permit' };
 
 /** The reference's PKI: a role's max_ttl replaces the mount's; an explicit ttl above it is cut with a warning. */
 export const PKI_TTL: TtlRule = { roleMax: 'replaces-mount', aboveMax: 'clamp' };
@@ -66,6 +70,8 @@ function requested(now: number, input: TtlInput, limits: TtlLimits): Resolved {
 export function resolveNotAfter(now: number, input: TtlInput, limits: TtlLimits): Resolved {
   const { notAfter, warnings } = requested(now, input, limits);
   if (limits.caNotAfter !== undefined && notAfter > limits.caNotAfter) {
+    if (limits.pastCa === 'permit') return { notAfter, warnings };
+    if (limits.pastCa === 'truncate') return { notAfter: limits.caNotAfter, warnings };
     throw new InvalidInput(
       `cannot satisfy request, as TTL would result in notAfter of ${new Date(notAfter).toISOString()} that is beyond the expiration of the CA certificate at ${new Date(limits.caNotAfter).toISOString()}`,
     );

@@ -13,7 +13,7 @@ import { fromJson, isHclObject, parseHcl, type HclItem, type HclObject, type Hcl
 export const CAPABILITIES = ['create', 'read', 'update', 'delete', 'list', 'sudo', 'deny', 'patch'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 /** What a request does; `write` (the catalog's) is create or update. */
-export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete' | 'write';
+export type Operation = 'read' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'write';
 
 type ParamMap = Map<string, unknown[]>;
 

@@ -23,6 +23,8 @@ export function operationOf(method: string, url: URL): OpName | undefined {
     case 'POST':
     case 'PUT':
       return 'write';
+    case 'PATCH':
+      return 'patch';
     case 'DELETE':
       return 'delete';
     default:
@@ -46,7 +48,7 @@ export async function decode(call: Call): Promise<void> {
   call.full = canonical.full;
   call.rel = canonical.full.slice(set.prefix.length + 1);
   call.params = canonical.params;
-  const body = call.op === 'write' ? await readRawBody(request, BODY_LIMIT) : undefined;
+  const body = call.op === 'write' || call.op === 'patch' ? await readRawBody(request, BODY_LIMIT) : undefined;
   if (body && spec.rawBody) {
     const contentType = request.headers.get('content-type');
     call.raw = { body, ...(contentType ? { contentType } : {}) };

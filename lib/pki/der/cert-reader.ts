@@ -28,11 +28,20 @@ export interface CertParts {
   subjectKeyId?: Buffer;
   /** The authorityKeyIdentifier's keyIdentifier, when present. */
   authorityKeyId?: Buffer;
+  /** Whether the keyUsage extension allows cRLSign; absent without a keyUsage extension. */
+  crlSign?: boolean;
 }
 
 const BASIC_CONSTRAINTS = oid('2.5.29.19').toString('hex');
 const SUBJECT_KEY_ID = oid('2.5.29.14').toString('hex');
 const AUTHORITY_KEY_ID = oid('2.5.29.35').toString('hex');
+const KEY_USAGE = oid('2.5.29.15').toString('hex');
+
+/** keyUsage's cRLSign bit (bit 6: the second byte's 0x02 in DER's first content byte after the unused-bits count). */
+function allowsCrlSign(value: Buffer): boolean {
+  const bits = expect(readTlv(value), 0x03, 'keyUsage').value;
+  return ((bits[1] ?? 0) & 0x02) !== 0;
+}
 
 const TIME = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:\.\d+)?Z$/;
 
@@ -90,6 +99,7 @@ export function readCert(der: Buffer): CertParts {
       const id = expect(parts[0], 0x06, 'extension').raw.toString('hex');
       const value = expect(parts[parts.length - 1], 0x04, 'extension value').value;
       if (id === BASIC_CONSTRAINTS) Object.assign(out, basicConstraints(value));
+      else if (id === KEY_USAGE) out.crlSign = allowsCrlSign(value);
       else if (id === SUBJECT_KEY_ID) out.subjectKeyId = expect(readTlv(value), 0x04, 'subjectKeyIdentifier').value;
       else if (id === AUTHORITY_KEY_ID) {
         const keyId = children(expect(readTlv(value), 0x30, 'authorityKeyIdentifier').value).find((c) => c.tag === 0x80);

@@ -1,6 +1,6 @@
 /** issue, sign, sign-verbatim: leaf certificates under a role. */
 import { BadRequest } from '../../errors';
-import { f } from '../../http/fields';
+import { f, type Fields } from '../../http/fields';
 import { definePath, type Req, type ReqContext, type Result } from '../../http/path';
 import { requireRole, type RoleRule } from '../../http/role-required';
 import { csrFromPem, issueLeaf, signLeaf, signVerbatim, type LeafResult } from '../leaf';
@@ -65,58 +65,85 @@ const verbatim = async (req: Req<typeof verbatimFields>, roleName: string | unde
       keyUsage: req.data.key_usage,
       extKeyUsage: req.data.ext_key_usage,
       extKeyUsageOids: req.data.ext_key_usage_oids,
+      ...pathIssuer(req.data),
     },
     mountLimits(req),
   );
   return respond(req, role, out, req.data.format);
 };
 
-export const issuePaths = [
-  definePath({
-    pattern: 'issue/:name',
-    fields: { name: f.pathParam(), ...nameFields, ...formatFields },
-    help: 'Issue a certificate and private key under a role.',
+/** The issuer a path names (issuer/<ref>/…), over the role's. */
+const pathIssuer = (d: object) => {
+  const ref = (d as { issuer_ref?: string }).issuer_ref;
+  return ref ? { issuerRef: ref } : {};
+};
+
+/** `fields` with, on the issuer/<ref>/… variants, the issuer parameter (typed as `fields`: the handlers read it through pathIssuer). */
+function withIssuerRef<F extends Fields>(prefix: string, fields: F): F {
+  return prefix ? { issuer_ref: f.pathParam({ description: 'the issuer: default, its id or its name' }), ...fields } : fields;
+}
+
+/** issue/<role>, under the mount or under issuer/<ref>/. */
+function issuePath(prefix: string) {
+  return definePath({
+    pattern: `${prefix}issue/:name`,
+    fields: withIssuerRef(prefix, { name: f.pathParam(), ...nameFields, ...formatFields }),
+    help: "Issue a certificate and private key under a role (through the issuer the path names, else the role's).",
     operations: {
       write: async (req) => {
-        const role = await callerRole(req, req.data.name);
+        const d = req.data;
+        const role = await callerRole(req, d.name);
         const out = await issueLeaf(
           req.deps,
           req.part,
           role,
-          leafRequestOf(req.data),
+          { ...leafRequestOf(d), ...pathIssuer(d) },
           mountLimits(req),
-          req.data.private_key_format || 'der',
+          d.private_key_format || 'der',
         );
-        return respond(req, role, out, req.data.format);
+        return respond(req, role, out, d.format);
       },
     },
-  }),
-  definePath({
-    pattern: 'sign/:name',
-    fields: { name: f.pathParam(), csr: f.string({ required: true }), ...nameFields, format: formatFields.format },
+  });
+}
+
+/** sign/<role>, under the mount or under issuer/<ref>/. */
+function signPath(prefix: string) {
+  return definePath({
+    pattern: `${prefix}sign/:name`,
+    fields: withIssuerRef(prefix, { name: f.pathParam(), csr: f.string({ required: true }), ...nameFields, format: formatFields.format }),
     derivedParams: csrParams,
-    help: 'Sign a CSR under a role.',
+    help: "Sign a CSR under a role (through the issuer the path names, else the role's).",
     operations: {
       write: async (req) => {
-        const role = await callerRole(req, req.data.name);
-        const csr = parseCsr(csrFromPem(req.data.csr));
-        const out = await signLeaf(req.deps, req.part, role, csr, leafRequestOf(req.data), mountLimits(req));
-        return respond(req, role, out, req.data.format);
+        const d = req.data;
+        const role = await callerRole(req, d.name);
+        const csr = parseCsr(csrFromPem(d.csr));
+        const out = await signLeaf(req.deps, req.part, role, csr, { ...leafRequestOf(d), ...pathIssuer(d) }, mountLimits(req));
+        return respond(req, role, out, d.format);
       },
     },
-  }),
-  definePath({
-    pattern: 'sign-verbatim',
-    fields: verbatimFields,
-    derivedParams: csrParams,
-    help: 'Sign a CSR with its own subject and SANs (dangerous: trusted callers only).',
-    operations: { write: (req) => verbatim(req, undefined) },
-  }),
-  definePath({
-    pattern: 'sign-verbatim/:name',
-    fields: { name: f.pathParam(), ...verbatimFields },
-    derivedParams: csrParams,
-    help: 'Sign a CSR verbatim, with the ttl and storage rules of a role.',
-    operations: { write: (req) => verbatim(req, req.data.name) },
-  }),
-];
+  });
+}
+
+/** sign-verbatim and sign-verbatim/<role>, under the mount or under issuer/<ref>/. */
+function verbatimPaths(prefix: string) {
+  return [
+    definePath({
+      pattern: `${prefix}sign-verbatim`,
+      fields: withIssuerRef(prefix, verbatimFields),
+      derivedParams: csrParams,
+      help: 'Sign a CSR with its own subject and SANs (dangerous: trusted callers only).',
+      operations: { write: (req) => verbatim(req, undefined) },
+    }),
+    definePath({
+      pattern: `${prefix}sign-verbatim/:name`,
+      fields: withIssuerRef(prefix, { name: f.pathParam(), ...verbatimFields }),
+      derivedParams: csrParams,
+      help: 'Sign a CSR verbatim, with the ttl and storage rules of a role.',
+      operations: { write: (req) => verbatim(req, req.data.name) },
+    }),
+  ];
+}
+
+export const issuePaths = ['', 'issuer/:issuer_ref/'].flatMap((prefix) => [issuePath(prefix), signPath(prefix), ...verbatimPaths(prefix)]);
