@@ -10,6 +10,25 @@ let svc: TestService;
 let go: GoX509;
 const post = (path: string, body: unknown, token = svc.root) => call(svc.app, 'POST', `/v1/${path}`, { token, body });
 const secrets: string[] = [];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const sorted = (ids: string[]) => [...ids].sort();
+
+/** A mount's issuers as LIST issuers answers them: id -> whether it is the default (none: {}). */
+async function issuersOf(mount: string): Promise<Record<string, boolean>> {
+  const r = await call(svc.app, 'LIST', `/v1/${mount}/issuers`);
+  if (r.status === 404) return {};
+  expect(r.status, r.text).toBe(200);
+  const info = r.json!.data.key_info as Record<string, { is_default: boolean }>;
+  return Object.fromEntries(Object.entries(info).map(([id, i]) => [id, i.is_default]));
+}
+
+/** A mount's key ids as LIST keys answers them, sorted (none: []). */
+async function keysOf(mount: string): Promise<string[]> {
+  const r = await call(svc.app, 'LIST', `/v1/${mount}/keys`, { token: svc.root });
+  if (r.status === 404) return [];
+  expect(r.status, r.text).toBe(200);
+  return sorted(r.json!.data.keys as string[]);
+}
 
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
@@ -21,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('root generation', () => {
-  it('exported returns the key; pem_bundle and der formats; refuses a second root until DELETE root', async () => {
+  it('exported returns the key; pem_bundle and der formats; a second root is a second issuer, the first stays the default; DELETE root removes both', async () => {
     const r = await post('pki/root/generate/exported', {
       common_name: 'Root A',
       ttl: '8760h',
@@ -43,9 +62,22 @@ describe('root generation', () => {
     expect(t).toMatch(/CA:TRUE, pathlen:2/);
     expect(t).toMatch(/Permitted:\s+DNS:example\.com\s+DNS:\.example\.org/);
     expect(t).toMatch(/Certificate Sign, CRL Sign/);
+    expect(d).toMatchObject({ issuer_name: '', key_name: '' });
+    expect(d.issuer_id).toMatch(UUID);
+    expect(d.key_id).toMatch(UUID);
+    // A second root is a second issuer with its own key; the mount's default (Root A) stays the default.
     const again = await post('pki/root/generate/internal', { common_name: 'Root B' });
-    expect(again.status).toBe(400);
-    expect(again.json!.errors[0]).toMatch(/existing root/);
+    expect(again.status, again.text).toBe(200);
+    const b = again.json!.data;
+    expect(b).toMatchObject({ issuer_name: '', key_name: '' });
+    expect(b.issuer_id).toMatch(UUID);
+    expect(b.issuer_id).not.toBe(d.issuer_id);
+    expect(b.key_id).toMatch(UUID);
+    expect(b.key_id).not.toBe(d.key_id);
+    expect(text(b.certificate)).toMatch(/Subject: CN ?= ?Root B/);
+    expect((await call(svc.app, 'GET', '/v1/pki/ca/pem')).text.trim()).toBe(cert.trim());
+    expect(await issuersOf('pki')).toEqual({ [d.issuer_id]: true, [b.issuer_id]: false });
+    expect(await keysOf('pki')).toEqual(sorted([d.key_id, b.key_id]));
     // DELETE root needs sudo.
     const plain = await tokenWith(svc, ['pki-admin']);
     await call(svc.app, 'PUT', '/v1/sys/policy/pki-admin', {
@@ -54,29 +86,45 @@ describe('root generation', () => {
     });
     expect((await call(svc.app, 'DELETE', '/v1/pki/root', { token: plain })).status).toBe(403);
     expect((await call(svc.app, 'DELETE', '/v1/pki/root', { token: svc.root })).status).toBe(204);
-    // The old certificate stays readable; nothing can be signed.
-    const ca = await call(svc.app, 'GET', '/v1/pki/ca/pem');
-    expect(ca.text.trim()).toBe(cert.trim());
+    // Both issuers and both keys are gone: no CA to serve, nothing can be signed; the certificates stay on record.
+    expect(await issuersOf('pki')).toEqual({});
+    expect(await keysOf('pki')).toEqual([]);
+    expect((await call(svc.app, 'GET', '/v1/pki/ca/pem')).status).toBe(404);
     await post('pki/roles/r', { allow_any_name: true, key_type: 'ec' });
     expect((await post('pki/issue/r', { common_name: 'x' })).json!.errors[0]).toMatch(/no default issuer/);
-    const der = await post('pki/root/generate/internal', { common_name: 'Root B', format: 'der', key_type: 'ec' });
+    const kept = await call(svc.app, 'GET', `/v1/pki/cert/${d.serial_number}`);
+    expect(kept.json!.data.certificate.trim()).toBe(cert.trim());
+    // On a mount without a default issuer, the new root becomes the default.
+    const der = await post('pki/root/generate/internal', { common_name: 'Root C', format: 'der', key_type: 'ec' });
     expect(der.status, der.text).toBe(200);
     expect(der.json!.data.private_key).toBeUndefined();
-    expect(Buffer.from(der.json!.data.certificate, 'base64')[0]).toBe(0x30);
-    const raw = await call(svc.app, 'GET', '/v1/pki/ca');
+    const derCert = Buffer.from(der.json!.data.certificate, 'base64');
+    expect(derCert[0]).toBe(0x30);
+    expect(await issuersOf('pki')).toEqual({ [der.json!.data.issuer_id]: true });
+    const raw = await svc.app.request('http://localhost/v1/pki/ca');
     expect(raw.headers.get('content-type')).toBe('application/pkix-cert');
+    expect(Buffer.from(await raw.arrayBuffer()).equals(derCert)).toBe(true);
   });
 
-  it('concurrent root generation: exactly one wins', async () => {
+  it('concurrent root generations make one issuer each, and exactly one of them is the default', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, (_, i) => post('pki_int/root/generate/internal', { common_name: `Race ${i}`, key_type: 'ec' })),
     );
-    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 400)).toHaveLength(4);
-    const ca = await call(svc.app, 'GET', '/v1/pki_int/ca/pem');
-    const winner = results.find((r) => r.status === 200)!;
-    expect(ca.text.trim()).toBe(winner.json!.data.certificate.trim());
-    await call(svc.app, 'DELETE', '/v1/pki_int/root', { token: svc.root });
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const made = results.map((r) => r.json!.data);
+    expect(new Set(made.map((m) => m.issuer_id)).size).toBe(5);
+    expect(new Set(made.map((m) => m.key_id)).size).toBe(5);
+    const issuers = await issuersOf('pki_int');
+    expect(sorted(Object.keys(issuers))).toEqual(sorted(made.map((m) => m.issuer_id)));
+    expect(await keysOf('pki_int')).toEqual(sorted(made.map((m) => m.key_id)));
+    const defaults = Object.keys(issuers).filter((id) => issuers[id]);
+    expect(defaults).toHaveLength(1);
+    // The one config/issuers names, and the one ca/pem serves.
+    const config = await call(svc.app, 'GET', '/v1/pki_int/config/issuers', { token: svc.root });
+    expect(config.json!.data.default).toBe(defaults[0]);
+    const ca = (await call(svc.app, 'GET', '/v1/pki_int/ca/pem')).text.trim();
+    expect(made.find((m) => m.issuer_id === defaults[0])!.certificate.trim()).toBe(ca);
+    expect((await call(svc.app, 'DELETE', '/v1/pki_int/root', { token: svc.root })).status).toBe(204);
   });
 
   it('refuses bad generation requests', async () => {
@@ -197,15 +245,34 @@ describe('intermediates, chains, imports and self-issued', () => {
       ]);
       return openssl(['x509', '-in', p('c.pem')]).out + openssl(['pkey', '-in', p('k.pem')]).out;
     });
-    secrets.push(bundle.slice(bundle.indexOf('-----BEGIN PRIVATE KEY')));
-    for (const bad of [
-      'nothing here',
-      bundle.replace(/-----BEGIN PRIVATE KEY[\s\S]*/, ''),
-      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
-    ]) {
+    const key = bundle.slice(bundle.indexOf('-----BEGIN PRIVATE KEY'));
+    secrets.push(key);
+    // pki_int's issuers (Path Root) go first: on a mount without a default issuer, the import becomes the default.
+    expect((await call(svc.app, 'DELETE', '/v1/pki_int/root', { token: svc.root })).status).toBe(204);
+    for (const bad of ['nothing here', bundle + key, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n']) {
       expect((await post('pki_int/config/ca', { pem_bundle: bad })).status).toBe(400);
     }
-    expect((await post('pki_int/config/ca', { pem_bundle: bundle })).status).toBe(204);
+    const imported = await post('pki_int/config/ca', { pem_bundle: bundle });
+    expect(imported.status, imported.text).toBe(200);
+    const issuerId = imported.json!.data.imported_issuers?.[0] as string;
+    const keyId = imported.json!.data.imported_keys?.[0] as string;
+    expect(imported.json!.data).toEqual({
+      imported_issuers: [issuerId],
+      imported_keys: [keyId],
+      existing_issuers: null,
+      existing_keys: null,
+      mapping: { [issuerId]: keyId },
+    });
+    // The certificate again, alone: nothing new, the issuer found with its key.
+    const again = await post('pki_int/config/ca', { pem_bundle: bundle.slice(0, bundle.indexOf('-----BEGIN PRIVATE KEY')) });
+    expect(again.status, again.text).toBe(200);
+    expect(again.json!.data).toEqual({
+      imported_issuers: null,
+      imported_keys: null,
+      existing_issuers: [issuerId],
+      existing_keys: null,
+      mapping: { [issuerId]: keyId },
+    });
     const caPem = (await call(svc.app, 'GET', '/v1/pki_int/ca/pem')).text;
     await post('pki_int/roles/web', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'rsa', ttl: '1h' });
     const leaf = await post('pki_int/issue/web', { common_name: 'a.example.com' });
@@ -218,9 +285,24 @@ describe('intermediates, chains, imports and self-issued', () => {
 
   it('a pki_int with set-signed chain answers ca_chain without the root and the full chain under cert/ca_chain', async () => {
     const g = await post('pki_int/intermediate/generate/internal', { common_name: 'Int Z', key_type: 'ec' });
+    expect(g.json!.data.key_id).toMatch(UUID);
     const s = await post('pki/root/sign-intermediate', { csr: g.json!.data.csr, common_name: 'Int Z', ttl: '100h' });
     const pkiRoot = (await call(svc.app, 'GET', '/v1/pki/ca/pem')).text;
-    expect((await post('pki_int/intermediate/set-signed', { certificate: `${s.json!.data.certificate}\n${pkiRoot}` })).status).toBe(204);
+    const set = await post('pki_int/intermediate/set-signed', { certificate: `${s.json!.data.certificate}\n${pkiRoot}` });
+    expect(set.status, set.text).toBe(200);
+    // Both certificates become issuers: Int Z with the key intermediate/generate made, pki's root without one.
+    const [intId, rootId] = set.json!.data.imported_issuers as string[];
+    expect(set.json!.data).toEqual({
+      imported_issuers: [intId, rootId],
+      imported_keys: null,
+      existing_issuers: null,
+      existing_keys: null,
+      mapping: { [intId!]: g.json!.data.key_id, [rootId!]: '' },
+    });
+    // pki_int's default is still the root config/ca imported above: Int Z is made the default.
+    const config = await post('pki_int/config/issuers', { default: intId });
+    expect(config.status, config.text).toBe(200);
+    expect(config.json!.data).toEqual({ default: intId, default_follows_latest_issuer: false });
     const chain = await call(svc.app, 'GET', '/v1/pki_int/ca_chain');
     expect(chain.text.trim()).toBe(s.json!.data.certificate.trim());
     const full = await call(svc.app, 'GET', '/v1/pki_int/cert/ca_chain');
@@ -248,7 +330,7 @@ describe('secrets at rest', () => {
       start = page.LastEvaluatedKey as typeof start;
     } while (start);
     const raw = items.join('\n');
-    expect(raw).toMatch(/pki\/pki_int[^\n]*ca\/current[^\n]*\$sealed/);
+    expect(raw).toMatch(/pki\/pki_int[^\n]*key\/[0-9a-f-]{36}[^\n]*\$sealed/);
     expect(raw).not.toMatch(/PRIVATE KEY/);
     for (const pem of secrets) {
       const body = pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');

@@ -1,7 +1,9 @@
 /**
- * A CRL is issued and signed by the CA that serves it: after DELETE root + a new root, after a
- * config/ca import and after intermediate/set-signed, `crl` and `crl/pem` are the new CA's,
- * with only the certificates it issued; checked by openssl and Go's crypto/x509.
+ * A CRL is issued and signed by the CA that serves it: `crl` and `crl/pem` are the default
+ * issuer's, with only the certificates it issued, after DELETE root + a new root, after
+ * intermediate/set-signed, and when a replacement intermediate or a config/ca import becomes the
+ * default (default_follows_latest_issuer); an issuer no longer the default still signs its own
+ * under issuer/<id>/crl. Checked by openssl and Go's crypto/x509.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
@@ -24,10 +26,11 @@ async function revokedLeaf(mount: string): Promise<string> {
   return hexSerial(leaf.json!.data.serial_number);
 }
 
-/** Both CRL forms verify with `caPem` (openssl and Go) and list exactly `serials`. */
-async function expectCrlOf(mount: string, caPem: string, serials: string[]): Promise<void> {
-  const pem = await call(svc.app, 'GET', `/v1/${mount}/crl/pem`);
-  const der = await svc.app.request(`http://localhost/v1/${mount}/crl`);
+/** Both CRL forms (the default issuer's, or `issuer/<id>`'s) verify with `caPem` (openssl and Go) and list exactly `serials`. */
+async function expectCrlOf(mount: string, caPem: string, serials: string[], issuerId?: string): Promise<void> {
+  const [pemPath, derPath] = issuerId ? [`issuer/${issuerId}/crl/pem`, `issuer/${issuerId}/crl/der`] : ['crl/pem', 'crl'];
+  const pem = await call(svc.app, 'GET', `/v1/${mount}/${pemPath}`);
+  const der = await svc.app.request(`http://localhost/v1/${mount}/${derPath}`);
   const fromDer = toPem('X509 CRL', Buffer.from(await der.arrayBuffer()));
   expect(fromDer.trim()).toBe(pem.text.trim());
   expect(verifyCrl(pem.text, caPem)).toMatchObject({ ok: true });
@@ -58,20 +61,27 @@ describe('the CRL follows its CA', () => {
     await expectCrlOf('pki', second.json!.data.certificate, [mine]);
   });
 
-  it("after intermediate/set-signed, the CRL is the intermediate's", async () => {
+  it("after intermediate/set-signed, the CRL is the intermediate's; a replacement made the default serves its own, the first keeps its own", async () => {
     const root = (await call(svc.app, 'GET', '/v1/pki/ca/pem')).text;
     const g = await post('pki_int/intermediate/generate/internal', { common_name: 'Int One', key_type: 'ec' });
     const s = await post('pki/root/sign-intermediate', { csr: g.json!.data.csr, common_name: 'Int One', ttl: '100h' });
-    expect((await post('pki_int/intermediate/set-signed', { certificate: `${s.json!.data.certificate}\n${root}` })).status).toBe(204);
+    const set = await post('pki_int/intermediate/set-signed', { certificate: `${s.json!.data.certificate}\n${root}` });
+    expect(set.status, set.text).toBe(200);
+    const first = set.json!.data.imported_issuers[0] as string;
     const old = await revokedLeaf('pki_int');
     await expectCrlOf('pki_int', s.json!.data.certificate, [old]);
+    // The replacement becomes the default as it is imported (the mount already has one).
+    const follow = await post('pki_int/config/issuers', { default: first, default_follows_latest_issuer: true });
+    expect(follow.status, follow.text).toBe(200);
     const g2 = await post('pki_int/intermediate/generate/internal', { common_name: 'Int One', key_type: 'ec' });
     const s2 = await post('pki/root/sign-intermediate', { csr: g2.json!.data.csr, common_name: 'Int One', ttl: '100h' });
-    expect((await post('pki_int/intermediate/set-signed', { certificate: `${s2.json!.data.certificate}\n${root}` })).status).toBe(204);
+    const set2 = await post('pki_int/intermediate/set-signed', { certificate: `${s2.json!.data.certificate}\n${root}` });
+    expect(set2.status, set2.text).toBe(200);
     await expectCrlOf('pki_int', s2.json!.data.certificate, []);
+    await expectCrlOf('pki_int', s.json!.data.certificate, [old], first);
   });
 
-  it("after a config/ca import, the CRL is the imported CA's", async () => {
+  it("after a config/ca import (the default follows the latest issuer), the CRL is the imported CA's", async () => {
     const bundle = withFiles({}, (p) => {
       openssl([
         'req',
@@ -97,8 +107,10 @@ describe('the CRL follows its CA', () => {
       ]);
       return openssl(['x509', '-in', p('c.pem')]).out + openssl(['pkey', '-in', p('k.pem')]).out;
     });
-    expect((await post('pki_int/config/ca', { pem_bundle: bundle })).status).toBe(204);
+    const imported = await post('pki_int/config/ca', { pem_bundle: bundle });
+    expect(imported.status, imported.text).toBe(200);
     const caPem = (await call(svc.app, 'GET', '/v1/pki_int/ca/pem')).text;
+    expect(caPem.trim()).toBe(bundle.slice(0, bundle.indexOf('-----BEGIN PRIVATE KEY')).trim());
     await expectCrlOf('pki_int', caPem, []);
     const mine = await revokedLeaf('pki_int');
     await expectCrlOf('pki_int', caPem, [mine]);

@@ -69,7 +69,10 @@ describe('managed (KMS) CA keys', () => {
     const s = await post('pki/root/sign-intermediate', { csr: g.json!.data.csr, common_name: 'KMS Int', ttl: '100h' });
     expect(s.status, s.text).toBe(200);
     inter = s.json!.data.certificate;
-    expect((await post('pki_int/intermediate/set-signed', { certificate: inter })).status).toBe(204);
+    const set = await post('pki_int/intermediate/set-signed', { certificate: inter });
+    expect(set.status, set.text).toBe(200);
+    // The new issuer is linked to the mount's record of the KMS key.
+    expect(set.json!.data.mapping).toEqual({ [set.json!.data.imported_issuers[0]]: g.json!.data.key_id });
     await post('pki_int/roles/web', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' });
     const before = signCalls(intKey);
     const leaf = await post('pki_int/issue/web', { common_name: 'k.example.com' });

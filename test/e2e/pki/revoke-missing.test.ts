@@ -12,6 +12,7 @@ import { call, createTestService, type TestService } from '../../helpers/service
 
 let svc: TestService;
 let caSerial = '';
+let caIssuerId = '';
 const post = (path: string, body: unknown) => call(svc.app, 'POST', `/v1/${path}`, { token: svc.root, body });
 
 beforeAll(async () => {
@@ -19,6 +20,7 @@ beforeAll(async () => {
   const r = await post('pki/root/generate/internal', { common_name: 'Revoke Root', ttl: '8760h', key_type: 'ec' });
   expect(r.status, r.text).toBe(200);
   caSerial = r.json!.data.serial_number as string;
+  caIssuerId = r.json!.data.issuer_id as string;
   const w = await post('pki/roles/leased', {
     allowed_domains: 'example.com',
     allow_subdomains: true,
@@ -50,11 +52,12 @@ describe('revoking a missing certificate', () => {
 
   it('still refuses a lease revocation for another failure (the CA cannot revoke itself)', async () => {
     expect(caSerial).toMatch(/^[0-9a-f:]+$/);
+    expect(caIssuerId).toMatch(/^[0-9a-f-]{36}$/);
     const revoke = pkiEngine.revoker!(svc.deps);
     await expect(revoke({ mount: 'pki', revoke: { serial: caSerial } } as never)).rejects.toThrow(/own CRL/);
     expect(await post('pki/revoke', { serial_number: caSerial })).toMatchObject({
       status: 400,
-      json: { errors: ['adding issuer (id: default) to its own CRL is not allowed'] },
+      json: { errors: [`adding issuer (id: ${caIssuerId}) to its own CRL is not allowed`] },
     });
   });
 
