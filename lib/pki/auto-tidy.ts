@@ -29,6 +29,8 @@ export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: s
         safetyBuffer: c.safetyBuffer,
         tidyAcme: c.tidyAcme,
         acmeAccountSafetyBuffer: c.acmeAccountSafetyBuffer,
+        tidyExpiredIssuers: c.tidyExpiredIssuers,
+        issuerSafetyBuffer: c.issuerSafetyBuffer,
       }))
     )
       continue;

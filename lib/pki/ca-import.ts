@@ -10,7 +10,7 @@ import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
 import type { Partition } from '../store/store';
 import { pkiRepository, sealKey } from './issuer';
-import { addIssuer, adoptAsDefault, checkObjectName, rebuildChains } from './issuers';
+import { addIssuer, adoptImported, checkObjectName, linkKeylessIssuers, rebuildChains } from './issuers';
 import { parseCertificate, type ParsedCert } from './parse';
 import { pemBlocks, toPem } from './pem';
 import type { PkiRepository } from './repository';
@@ -23,6 +23,7 @@ export interface Imported {
   existingKeys: string[];
   /** Issuer id for each certificate of the bundle, in order. */
   mapping: Record<string, string>;
+  warnings: string[];
 }
 
 function splitBundle(text: string) {
@@ -59,7 +60,8 @@ export async function importPrivateKey(
   const ref = await sealKey(deps, repo.part, key.export({ format: 'der', type: 'pkcs8' }), `key/${id}`);
   const record: KeyRecord = { id, name, type: parsed.keyType, bits: parsed.keyBits, spki: spki.toString('base64'), ref };
   await repo.putKey(record);
-  if (!(await repo.keysConfig()).default) await repo.writeKeysConfig({ default: id });
+  await repo.updateKeysConfig((c) => (c.default ? undefined : { ...c, default: id }));
+  await linkKeylessIssuers(repo, record);
   return { record, created: true };
 }
 
@@ -73,26 +75,35 @@ function parseCertificateKey(spki: Buffer): { keyType: string; keyBits: number }
 
 const curveBits = (curve: string | undefined) => ({ prime256v1: 256, secp384r1: 384, secp521r1: 521 })[curve ?? ''] ?? 0;
 
-/** Every CA certificate as an issuer; the first new one becomes the default if there is none. */
+/** Every CA certificate as an issuer; then the default chosen among the new ones (adoptImported). */
 async function importCertificates(deps: Deps, repo: PkiRepository, certs: ParsedCert[], out: Imported): Promise<void> {
   const cas = certs.filter((c) => c.isCa);
   if (!cas.length)
     throw new InvalidInput(
       certs.length ? 'the certificate is not a CA certificate (basic constraints CA:TRUE missing)' : 'no certificate found in the bundle',
     );
+  const created = [];
   for (const cert of cas) {
-    const { issuer, created } = await addIssuer(repo, cert, deps.now());
-    (created ? out.importedIssuers : out.existingIssuers).push(issuer.id);
-    out.mapping[issuer.id] = issuer.keyId;
-    if (created) {
-      await repo.storeCertificate(cert.serial, cert.der, cert.notAfter, issuer.id);
-      await adoptAsDefault(repo, issuer.id);
+    const added = await addIssuer(repo, cert, deps.now());
+    (added.created ? out.importedIssuers : out.existingIssuers).push(added.issuer.id);
+    out.mapping[added.issuer.id] = added.issuer.keyId;
+    if (added.created) {
+      await repo.storeCertificate(cert.serial, cert.der, cert.notAfter, added.issuer.id);
+      created.push(added.issuer);
     }
   }
   await rebuildChains(repo);
+  out.warnings.push(...(await adoptImported(repo, created)));
 }
 
-const emptyImport = (): Imported => ({ importedIssuers: [], importedKeys: [], existingIssuers: [], existingKeys: [], mapping: {} });
+const emptyImport = (): Imported => ({
+  importedIssuers: [],
+  importedKeys: [],
+  existingIssuers: [],
+  existingKeys: [],
+  mapping: {},
+  warnings: [],
+});
 
 /** issuers/import/bundle and config/ca: certificates, and at most one private key. */
 export async function importBundle(deps: Deps, part: Partition, text: string, requireKey = false): Promise<Imported> {

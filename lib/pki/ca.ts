@@ -77,7 +77,7 @@ export async function newKey(deps: Deps, repo: PkiRepository, k: KeyChoice): Pro
     ref: made.ref,
   };
   await repo.putKey(record);
-  if (!(await repo.keysConfig()).default) await repo.writeKeysConfig({ default: id });
+  await repo.updateKeysConfig((c) => (c.default ? undefined : { ...c, default: id }));
   return { signer: made.signer, record, ...(made.exported ? { exported: made.exported } : {}) };
 }
 

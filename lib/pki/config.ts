@@ -21,6 +21,9 @@ export type AutoTidyConfig = {
   safetyBuffer: number;
   tidyAcme: boolean;
   acmeAccountSafetyBuffer: number;
+  tidyExpiredIssuers: boolean;
+  /** Seconds past an issuer's NotAfter before tidy removes it. */
+  issuerSafetyBuffer: number;
   lastRun?: number;
 };
 
@@ -58,6 +61,8 @@ export const DEFAULT_AUTO_TIDY: AutoTidyConfig = {
   safetyBuffer: 72 * 3600,
   tidyAcme: false,
   acmeAccountSafetyBuffer: 30 * 24 * 3600,
+  tidyExpiredIssuers: false,
+  issuerSafetyBuffer: 365 * 24 * 3600,
 };
 export const DEFAULT_CLUSTER: ClusterConfig = { path: '' };
 export const DEFAULT_ACME: AcmeConfig = {

@@ -100,9 +100,15 @@ export async function currentCrl(deps: Deps, part: Partition, issuerRef = 'defau
   return rebuildCrl(deps, part, issuer.id);
 }
 
-/** Rebuilds the CRL of every issuer of the mount able to sign one (after tidy removed revocations, or the CRL config changed). */
+/**
+ * Rebuilds the CRL of every issuer of the mount able to sign one (after tidy removed revocations
+ * or issuers, or the CRL config changed). One issuer's failure (its KMS key unreachable) does not
+ * keep the others' from being rebuilt: the first failure is thrown once all were tried.
+ */
 export async function rebuildAllCrls(deps: Deps, part: Partition): Promise<void> {
+  const failures: unknown[] = [];
   for (const i of await pkiRepository(deps, part).issuers()) {
-    if (i.keyId && i.usage.includes('crl-signing')) await rebuildCrl(deps, part, i.id);
+    if (i.keyId && i.usage.includes('crl-signing')) await rebuildCrl(deps, part, i.id).catch((e: unknown) => failures.push(e));
   }
+  if (failures.length) throw failures[0];
 }

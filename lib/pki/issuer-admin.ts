@@ -197,7 +197,7 @@ export async function deleteKey(deps: Deps, part: Partition, ref: string): Promi
       `key ${key.name || key.id} is used by issuer(s) ${users.map((i) => i.name || i.id).join(', ')}: delete them first`,
     );
   await repo.deleteKey(key.id);
-  if ((await repo.keysConfig()).default === key.id) await repo.writeKeysConfig({ default: '' });
+  await repo.updateKeysConfig((c) => (c.default === key.id ? { ...c, default: '' } : undefined));
 }
 
 /** key/<ref> POST: its name. */

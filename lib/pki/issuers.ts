@@ -12,7 +12,7 @@ import { onePem, toPem } from './pem';
 import type { PkiRepository } from './repository';
 import { colonSerial } from './serial';
 import type { UrlsConfig } from './config';
-import type { IssuerRecord } from './storage';
+import type { IssuerRecord, KeyRecord } from './storage';
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -74,10 +74,47 @@ export async function rebuildChains(repo: PkiRepository): Promise<void> {
   }
 }
 
-/** After an issuer was added: it becomes the default when there is none, or when the default follows the latest. */
+/**
+ * After an issuer was made (root/generate, a signed intermediate): it becomes the default when
+ * there is none, or when the default follows the latest. A conditional write: of concurrent
+ * additions to a mount with no default, exactly one becomes it.
+ */
 export async function adoptAsDefault(repo: PkiRepository, id: string): Promise<void> {
-  const c = await repo.issuersConfig();
-  if (!c.default || c.defaultFollowsLatestIssuer) await repo.writeIssuersConfig({ ...c, default: id });
+  await repo.updateIssuersConfig((c) => (!c.default || c.defaultFollowsLatestIssuer ? { ...c, default: id } : undefined));
+}
+
+export const AMBIGUOUS_DEFAULT =
+  'Default issuer left unchanged: more than one imported issuer has its key in this mount, so none was chosen as the latest.';
+
+/**
+ * After an import, much as OpenBao chooses: with no default, the first new issuer with a key
+ * (else the first new one) becomes it; when the
+ * default follows the latest issuer, the one new issuer with a key does (with several, the default
+ * stays, with a warning; keyless certificates, such as the root above an intermediate, never
+ * displace it). Returns the warnings.
+ */
+export async function adoptImported(repo: PkiRepository, created: IssuerRecord[]): Promise<string[]> {
+  if (!created.length) return [];
+  const withKeys = created.filter((i) => i.keyId);
+  let ambiguous = false;
+  await repo.updateIssuersConfig((c) => {
+    ambiguous = false;
+    if (!c.default) return { ...c, default: (withKeys[0] ?? created[0])!.id };
+    if (!c.defaultFollowsLatestIssuer || !withKeys.length) return undefined;
+    if (withKeys.length > 1) {
+      ambiguous = true;
+      return undefined;
+    }
+    return { ...c, default: withKeys[0]!.id };
+  });
+  return ambiguous ? [AMBIGUOUS_DEFAULT] : [];
+}
+
+/** A key new to the mount: the issuers whose certificate holds its public key, keyless until now, sign with it. */
+export async function linkKeylessIssuers(repo: PkiRepository, key: KeyRecord): Promise<void> {
+  for (const i of await repo.issuers()) {
+    if (!i.keyId && certOf(i).spki.toString('base64') === key.spki) await repo.putIssuer({ ...i, keyId: key.id });
+  }
 }
 
 export interface Added {

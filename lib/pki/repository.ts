@@ -7,7 +7,7 @@
  */
 import type { Deps } from '../deps';
 import { NotFoundError } from '../domain-errors';
-import type { Json, Partition, Store } from '../store/store';
+import { mutate, type Json, type Partition, type Store } from '../store/store';
 import { cached, invalidate } from './cache';
 import { CONFIG_DEFAULTS, type ConfigName, type ConfigRecords } from './config';
 import { issuedBy, issuerIdOf as issuerIdOfCert } from './issuer-id';
@@ -152,6 +152,13 @@ export class PkiRepository {
     invalidate(this.deps.store, this.cacheKey('config/issuers'));
   }
 
+  /** A read-modify-write of config/issuers under optimistic concurrency (`change` returning undefined: no write). */
+  async updateIssuersConfig(change: (c: IssuersConfig) => IssuersConfig | undefined): Promise<void> {
+    await this.ready();
+    await mutate<IssuersConfig>(this.part, 'config/issuers', (c) => change({ ...NO_ISSUERS, ...(c ?? {}) }));
+    invalidate(this.deps.store, this.cacheKey('config/issuers'));
+  }
+
   /** An issuer by reference: `default`, an id or a name; NotFoundError naming the reference. */
   async resolveIssuer(ref: string): Promise<IssuerRecord> {
     const found = await this.findIssuer(ref);
@@ -210,6 +217,12 @@ export class PkiRepository {
   async writeKeysConfig(c: KeysConfig): Promise<void> {
     await this.ready();
     await this.part.put('config/keys', c);
+  }
+
+  /** A read-modify-write of config/keys under optimistic concurrency (`change` returning undefined: no write). */
+  async updateKeysConfig(change: (c: KeysConfig) => KeysConfig | undefined): Promise<void> {
+    await this.ready();
+    await mutate<KeysConfig>(this.part, 'config/keys', (c) => change({ default: '', ...(c ?? {}) }));
   }
 
   /** A key by reference: `default`, an id or a name; NotFoundError naming the reference. */

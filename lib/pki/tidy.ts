@@ -1,7 +1,8 @@
 /**
  * Tidy: removes expired certificates (after a safety buffer) and expired revocations, page by
- * page through the expiry indexes, never listing everything. The status record is the
- * write-ahead log: a run cut short (a Lambda timeout) is resumed by the next scheduled run.
+ * page through the expiry indexes, never listing everything; then expired issuers (after their
+ * own buffer; tidy-issuers.ts) and ACME records. The status record is the write-ahead log: a run
+ * cut short (a Lambda timeout) is resumed by the next scheduled run.
  */
 import type { Deps } from '../deps';
 import { logError } from '../log';
@@ -9,6 +10,7 @@ import { mutate, type Json, type Partition } from '../store/store';
 import { tidyAcme } from './acme/tidy';
 import { rebuildAllCrls } from './crl';
 import { pkiRepository } from './issuer';
+import { afterIssuersRemoved, removeExpiredIssuers } from './tidy-issuers';
 import { CERT_INDEX, REVOKED_INDEX, type CertRecord, type RevokedRecord } from './storage';
 
 export interface TidyOptions {
@@ -19,10 +21,16 @@ export interface TidyOptions {
   tidyAcme: boolean;
   /** Seconds an ACME account without orders is kept. */
   acmeAccountSafetyBuffer: number;
+  /** Issuers whose certificate expired more than `issuerSafetyBuffer` ago, but the default (tidy-issuers.ts); absent: false. */
+  tidyExpiredIssuers?: boolean;
+  /** Seconds past an issuer's NotAfter before it is removed; absent: ISSUER_SAFETY_BUFFER. */
+  issuerSafetyBuffer?: number;
 }
 
 export interface TidyStatus extends TidyOptions {
   [k: string]: Json;
+  tidyExpiredIssuers: boolean;
+  issuerSafetyBuffer: number;
   state: 'Inactive' | 'Running' | 'Finished' | 'Error';
   error: string | null;
   timeStarted: string | null;
@@ -32,6 +40,8 @@ export interface TidyStatus extends TidyOptions {
   revokedCertDeletedCount: number;
   acmeOrdersDeletedCount: number;
   acmeAccountDeletedCount: number;
+  /** Issuers removed by tidy_expired_issuers. */
+  issuersDeletedCount: number;
   /** ms; a Running tidy whose heartbeat is older than STALE_MS is taken over. */
   heartbeat: number;
   /** Certificates in the store when the tidy started (the TOTAL of the message). */
@@ -41,6 +51,8 @@ export interface TidyStatus extends TidyOptions {
 const STATUS = 'tidy/status';
 /** The reference's default acme_account_safety_buffer: 30 days. */
 export const ACME_ACCOUNT_SAFETY_BUFFER = 30 * 24 * 3600;
+/** The reference's default issuer_safety_buffer: 365 days. */
+export const ISSUER_SAFETY_BUFFER = 365 * 24 * 3600;
 const STALE_MS = 120_000;
 const PAGE = 500;
 
@@ -54,17 +66,21 @@ export const INACTIVE: TidyStatus = {
   revokedCertDeletedCount: 0,
   acmeOrdersDeletedCount: 0,
   acmeAccountDeletedCount: 0,
+  issuersDeletedCount: 0,
   tidyCertStore: false,
   tidyRevokedCerts: false,
   safetyBuffer: 0,
   tidyAcme: false,
   acmeAccountSafetyBuffer: ACME_ACCOUNT_SAFETY_BUFFER,
+  tidyExpiredIssuers: false,
+  issuerSafetyBuffer: ISSUER_SAFETY_BUFFER,
   heartbeat: 0,
   total: 0,
 };
 
+/** The status, with the fields a status of an earlier version lacks at their defaults. */
 export async function tidyStatus(part: Partition): Promise<TidyStatus> {
-  return (await part.get<TidyStatus>(STATUS))?.value ?? INACTIVE;
+  return { ...INACTIVE, ...(await part.get<TidyStatus>(STATUS))?.value };
 }
 
 export const isLive = (s: TidyStatus, now: number) => s.state === 'Running' && now - s.heartbeat < STALE_MS;
@@ -122,6 +138,7 @@ export async function runTidy(deps: Deps, part: Partition, deadline = Date.now()
   try {
     if (s.tidyCertStore && !(await tidyCertStore(deps, part, cutoff, deadline))) return false;
     if (s.tidyRevokedCerts && !(await tidyRevokedCerts(deps, part, cutoff, deadline))) return false;
+    if (s.tidyExpiredIssuers) await tidyExpiredIssuers(deps, part, s.issuerSafetyBuffer);
     if (s.tidyAcme && !(await tidyAcmeRecords(deps, part, s.acmeAccountSafetyBuffer, deadline))) return false;
     await update(part, { state: 'Finished', timeFinished: new Date(deps.now()).toISOString() }, deps.now());
     return true;
@@ -144,9 +161,11 @@ function tidyCertStore(deps: Deps, part: Partition, cutoff: number, deadline: nu
   );
 }
 
-/** Expired revocations, then a new CRL if any went; whether the step finished before `deadline`. */
+/**
+ * Expired revocations, then every issuer's CRL anew if any went in this tidy (also those an
+ * invocation cut short removed); whether the step finished before `deadline`.
+ */
 async function tidyRevokedCerts(deps: Deps, part: Partition, cutoff: number, deadline: number): Promise<boolean> {
-  const before = (await tidyStatus(part)).revokedCertDeletedCount;
   const done = await tidyIndex(
     deps,
     part,
@@ -157,8 +176,19 @@ async function tidyRevokedCerts(deps: Deps, part: Partition, cutoff: number, dea
     'revokedCertDeletedCount',
   );
   if (!done) return false;
-  if ((await tidyStatus(part)).revokedCertDeletedCount > before) await rebuildAllCrls(deps, part).catch(() => undefined);
+  if ((await tidyStatus(part)).revokedCertDeletedCount > 0)
+    await rebuildAllCrls(deps, part).catch((e: unknown) => logError('pki-tidy-crl-fault', { partition: part.name }, e));
   return true;
+}
+
+/**
+ * Expired issuers but the default, each counted in the status as it goes (a resumed run finds
+ * the rest); then, if any went in this tidy, the chains and every issuer's CRL.
+ */
+async function tidyExpiredIssuers(deps: Deps, part: Partition, bufferSeconds: number): Promise<void> {
+  const before = (await tidyStatus(part)).issuersDeletedCount;
+  await removeExpiredIssuers(deps, part, bufferSeconds, (n) => update(part, { issuersDeletedCount: before + n }, deps.now()));
+  if ((await tidyStatus(part)).issuersDeletedCount > 0) await afterIssuersRemoved(deps, part);
 }
 
 /** ACME nonces, orders and idle accounts, counted in the status; whether the step finished before `deadline`. */

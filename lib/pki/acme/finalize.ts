@@ -3,6 +3,7 @@
  * the order's identifiers, and is signed under the directory's policy: its role's rules (key
  * type, names, TTL) as for `sign/<role>`, or, for sign-verbatim, a policy that copies nothing
  * from the CSR but its key and the validated identifiers. TTL is capped by config/acme max_ttl.
+ * The directory's issuer signs (scope.ts: the path's, else the role's, else the default).
  */
 import { InvalidInput } from '../../domain-errors';
 import { csrFromPem, signLeaf, type LeafRequest } from '../leaf';
@@ -151,6 +152,7 @@ function leafRequestFor(scope: AcmeScope, role: Role, order: OrderRecord, names:
     excludeCnFromSans: false,
     ttl: Math.max(1, Math.min(wanted, maxTtl)),
     serialNumber: '',
+    issuerRef: scope.issuerId,
   };
 }
 

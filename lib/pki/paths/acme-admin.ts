@@ -1,7 +1,8 @@
 /**
  * The ACME server's administration (authenticated, as the reference's): config/acme,
  * config/cluster (the mount's external URL), and external account binding keys: acme/new-eab
- * (per directory), the list of unused ones (eab/) and their deletion (eab/<id>).
+ * per directory (the mount's, a role's, an issuer's, a role's under an issuer), the list of
+ * unused ones (eab/) and their deletion (eab/<id>).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BadRequest, NotFound } from '../../errors';
@@ -9,8 +10,9 @@ import { formatDuration } from '../../duration';
 import { f } from '../../http/fields';
 import { definePath, type ReqContext } from '../../http/path';
 import { AcmeStore } from '../acme/acme-store';
-import { checkAcmeConfig } from '../acme/scope';
+import { checkAcmeConfig, directoryPrefix, type DirectoryPath } from '../acme/scope';
 import type { AcmeConfig, ClusterConfig, EabPolicy } from '../config';
+import { pkiRepository } from '../issuer';
 import { PkiRepository } from '../repository';
 import { checkRoleName } from '../role';
 
@@ -41,11 +43,13 @@ function checkUrl(name: string, v: string): string {
   return v.replace(/\/+$/, '');
 }
 
-const eabDirectory = (role: string | undefined) => (role === undefined ? '' : `roles/${checkRoleName(role)}/`);
-
-async function newEab(req: ReqContext, role: string | undefined) {
-  const directory = eabDirectory(role);
-  if (role !== undefined && !(await new PkiRepository(req.deps, req.part).hasRole(role))) throw new BadRequest(`role "${role}" not found`);
+/** A new binding for the directory the path names (its role and issuer must exist). */
+async function newEab(req: ReqContext, dir: DirectoryPath) {
+  const directory = directoryPrefix({ ...dir, ...(dir.role === undefined ? {} : { role: checkRoleName(dir.role) }) });
+  if (dir.role !== undefined && !(await new PkiRepository(req.deps, req.part).hasRole(dir.role)))
+    throw new BadRequest(`role "${dir.role}" not found`);
+  if (dir.issuerRef !== undefined && !(await pkiRepository(req.deps, req.part).findIssuer(dir.issuerRef)))
+    throw new BadRequest(`issuer "${dir.issuerRef.slice(0, 64)}" not found`);
   const id = randomUUID();
   const key = randomBytes(32);
   const rec = await new AcmeStore(req.deps, req.part).createEab(id, directory, key, req.deps.now());
@@ -117,13 +121,25 @@ export const acmeAdminPaths = [
     pattern: 'acme/new-eab',
     fields: {},
     help: "A new external account binding key for the mount's default ACME directory.",
-    operations: { write: (req) => newEab(req, undefined) },
+    operations: { write: (req) => newEab(req, {}) },
   }),
   definePath({
     pattern: 'roles/:role/acme/new-eab',
     fields: { role: f.pathParam() },
     help: "A new external account binding key for a role's ACME directory.",
-    operations: { write: (req) => newEab(req, req.data.role) },
+    operations: { write: (req) => newEab(req, { role: req.data.role }) },
+  }),
+  definePath({
+    pattern: 'issuer/:issuer_ref/acme/new-eab',
+    fields: { issuer_ref: f.pathParam() },
+    help: "A new external account binding key for an issuer's ACME directory.",
+    operations: { write: (req) => newEab(req, { issuerRef: req.data.issuer_ref }) },
+  }),
+  definePath({
+    pattern: 'issuer/:issuer_ref/roles/:role/acme/new-eab',
+    fields: { issuer_ref: f.pathParam(), role: f.pathParam() },
+    help: "A new external account binding key for a role's ACME directory under an issuer.",
+    operations: { write: (req) => newEab(req, { issuerRef: req.data.issuer_ref, role: req.data.role }) },
   }),
   definePath({
     pattern: 'eab',

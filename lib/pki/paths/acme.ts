@@ -1,9 +1,11 @@
 /**
  * The ACME server's paths (RFC 8555) on each PKI mount, in the reference server's layout: the
- * mount's default directory under `acme/`, and one per role under `roles/<role>/acme/`. They
- * are unauthenticated (the JWS authenticates), take their bodies raw (application/jose+json),
- * and answer in ACME's own shapes: every answer carries a fresh Replay-Nonce and the directory
- * as `Link: rel="index"`; errors are RFC 7807 problem documents.
+ * mount's default directory under `acme/`, one per role under `roles/<role>/acme/`, and both
+ * again under each issuer, `issuer/<ref>/acme/` and `issuer/<ref>/roles/<role>/acme/`, whose
+ * certificates that issuer signs. They are unauthenticated (the JWS authenticates), take their
+ * bodies raw (application/jose+json), and answer in ACME's own shapes: every answer carries a
+ * fresh Replay-Nonce and the directory as `Link: rel="index"`; errors are RFC 7807 problem
+ * documents.
  */
 import { logError } from '../../log';
 import { f, type Fields } from '../../http/fields';
@@ -49,7 +51,7 @@ async function serve(req: Req, run: (scope: AcmeScope, params: Params) => Promis
   const params = req.data as Params;
   let scope: AcmeScope | undefined;
   try {
-    scope = await openScope(req.deps, req.part, req.mount, params.role, req.headers);
+    scope = await openScope(req.deps, req.part, req.mount, { issuerRef: params.issuer_ref, role: params.role }, req.headers);
     return await render(req, scope, await run(scope, params));
   } catch (e) {
     return render(req, scope, problemAnswer(req, e));
@@ -80,9 +82,16 @@ const readByAccount = (run: (scope: AcmeScope, account: AccountRecord, params: P
     return run(scope, accountOfRequest(scope, r), params);
   });
 
+const roleField = { role: f.pathParam({ description: 'The role whose ACME directory this is.' }) };
+const issuerField = {
+  issuer_ref: f.pathParam({ description: "The issuer that signs this directory's certificates: default, its id or its name." }),
+};
+
 const PREFIXES: { prefix: string; fields: Fields }[] = [
   { prefix: 'acme/', fields: {} },
-  { prefix: 'roles/:role/acme/', fields: { role: f.pathParam({ description: 'The role whose ACME directory this is.' }) } },
+  { prefix: 'roles/:role/acme/', fields: roleField },
+  { prefix: 'issuer/:issuer_ref/acme/', fields: issuerField },
+  { prefix: 'issuer/:issuer_ref/roles/:role/acme/', fields: { ...issuerField, ...roleField } },
 ];
 
 interface Endpoint {

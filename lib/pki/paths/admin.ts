@@ -8,7 +8,7 @@ import { logError } from '../../log';
 import { PkiRepository } from '../repository';
 import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
-import { ACME_ACCOUNT_SAFETY_BUFFER, claimTidy, runTidy, tidyStatus } from '../tidy';
+import { ACME_ACCOUNT_SAFETY_BUFFER, claimTidy, ISSUER_SAFETY_BUFFER, runTidy, tidyStatus, type TidyOptions } from '../tidy';
 import { revocationTime } from './wire';
 
 const tidyFields = {
@@ -17,7 +17,44 @@ const tidyFields = {
   safety_buffer: f.duration({ default: 72 * 3600 }),
   tidy_acme: f.bool({ default: false }),
   acme_account_safety_buffer: f.duration({ default: ACME_ACCOUNT_SAFETY_BUFFER }),
+  tidy_expired_issuers: f.bool({ default: false }),
+  issuer_safety_buffer: f.duration({ default: ISSUER_SAFETY_BUFFER }),
 };
+
+/** The tidy settings on the wire: tidy and config/auto-tidy take them, tidy-status and config/auto-tidy show them. */
+type TidyWire = {
+  tidy_cert_store: boolean;
+  tidy_revoked_certs: boolean;
+  safety_buffer: number;
+  tidy_acme: boolean;
+  acme_account_safety_buffer: number;
+  tidy_expired_issuers: boolean;
+  issuer_safety_buffer: number;
+};
+
+/** The tidy a request asks for; an issuer_safety_buffer under a second is refused, as the reference refuses it. */
+function tidyOptionsOf(d: TidyWire): Required<TidyOptions> {
+  if (d.issuer_safety_buffer < 1) throw new BadRequest('issuer_safety_buffer must be greater than zero');
+  return {
+    tidyCertStore: d.tidy_cert_store,
+    tidyRevokedCerts: d.tidy_revoked_certs,
+    safetyBuffer: d.safety_buffer,
+    tidyAcme: d.tidy_acme,
+    acmeAccountSafetyBuffer: d.acme_account_safety_buffer,
+    tidyExpiredIssuers: d.tidy_expired_issuers,
+    issuerSafetyBuffer: d.issuer_safety_buffer,
+  };
+}
+
+const tidyWire = (o: Required<TidyOptions>): TidyWire => ({
+  tidy_cert_store: o.tidyCertStore,
+  tidy_revoked_certs: o.tidyRevokedCerts,
+  safety_buffer: o.safetyBuffer,
+  tidy_acme: o.tidyAcme,
+  acme_account_safety_buffer: o.acmeAccountSafetyBuffer,
+  tidy_expired_issuers: o.tidyExpiredIssuers,
+  issuer_safety_buffer: o.issuerSafetyBuffer,
+});
 
 export const adminPaths = [
   definePath({
@@ -100,13 +137,7 @@ export const adminPaths = [
     help: 'Start removing expired certificates and revocations (asynchronous).',
     operations: {
       write: async (req) => {
-        const options = {
-          tidyCertStore: req.data.tidy_cert_store,
-          tidyRevokedCerts: req.data.tidy_revoked_certs,
-          safetyBuffer: req.data.safety_buffer,
-          tidyAcme: req.data.tidy_acme,
-          acmeAccountSafetyBuffer: req.data.acme_account_safety_buffer,
-        };
+        const options = tidyOptionsOf(req.data);
         if (!(await claimTidy(req.deps, req.part, options))) return { status: 202, warnings: ['Tidy operation already in progress.'] };
         runTidy(req.deps, req.part).catch((e: unknown) => logError('pki-tidy-fault', { mount: req.mount.path }, e));
         return {
@@ -125,9 +156,7 @@ export const adminPaths = [
         const s = await tidyStatus(req.part);
         return {
           data: {
-            safety_buffer: s.safetyBuffer,
-            tidy_cert_store: s.tidyCertStore,
-            tidy_revoked_certs: s.tidyRevokedCerts,
+            ...tidyWire(s),
             state: s.state,
             error: s.error,
             time_started: s.timeStarted,
@@ -135,10 +164,9 @@ export const adminPaths = [
             message: s.message,
             cert_store_deleted_count: s.certStoreDeletedCount,
             revoked_cert_deleted_count: s.revokedCertDeletedCount,
-            tidy_acme: s.tidyAcme,
-            acme_account_safety_buffer: s.acmeAccountSafetyBuffer,
             acme_orders_deleted_count: s.acmeOrdersDeletedCount,
             acme_account_deleted_count: s.acmeAccountDeletedCount,
+            total_issuers_deleted_count: s.issuersDeletedCount,
           },
         };
       },
@@ -151,27 +179,13 @@ export const adminPaths = [
     operations: {
       read: async (req) => {
         const c = await new PkiRepository(req.deps, req.part).config('auto-tidy');
-        return {
-          data: {
-            enabled: c.enabled,
-            interval_duration: c.intervalDuration,
-            tidy_cert_store: c.tidyCertStore,
-            tidy_revoked_certs: c.tidyRevokedCerts,
-            safety_buffer: c.safetyBuffer,
-            tidy_acme: c.tidyAcme,
-            acme_account_safety_buffer: c.acmeAccountSafetyBuffer,
-          },
-        };
+        return { data: { enabled: c.enabled, interval_duration: c.intervalDuration, ...tidyWire(c) } };
       },
       write: async (req) => {
         await new PkiRepository(req.deps, req.part).writeConfig('auto-tidy', {
           enabled: req.data.enabled,
           intervalDuration: Math.max(60, req.data.interval_duration),
-          tidyCertStore: req.data.tidy_cert_store,
-          tidyRevokedCerts: req.data.tidy_revoked_certs,
-          safetyBuffer: req.data.safety_buffer,
-          tidyAcme: req.data.tidy_acme,
-          acmeAccountSafetyBuffer: req.data.acme_account_safety_buffer,
+          ...tidyOptionsOf(req.data),
         });
       },
     },

@@ -1,7 +1,7 @@
 /** CA lifecycle paths: root and intermediate generation, signing intermediates, imports. */
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath, type ReqContext } from '../../http/path';
+import { definePath, type ReqContext, type Result } from '../../http/path';
 import { pkiRepository } from '../issuer';
 import { generateIntermediate, generateRoot, signIntermediate } from '../ca';
 import { deleteAllIssuers, importBundle, setSigned, type Imported } from '../ca-import';
@@ -18,7 +18,7 @@ import { caRequest, keyChoice } from './wire';
 const TYPES = ['exported', 'internal', 'kms'];
 
 /** What an import answers, in OpenBao's names. */
-export function importedData(out: Imported): Record<string, unknown> {
+function importedData(out: Imported): Record<string, unknown> {
   return {
     imported_issuers: out.importedIssuers.length ? out.importedIssuers : null,
     imported_keys: out.importedKeys.length ? out.importedKeys : null,
@@ -27,6 +27,8 @@ export function importedData(out: Imported): Record<string, unknown> {
     mapping: out.mapping,
   };
 }
+
+const importedResult = (out: Imported): Result => ({ data: importedData(out), ...(out.warnings.length ? { warnings: out.warnings } : {}) });
 
 /** A new issuer's identity, as root/generate answers it. */
 async function newIssuerData(req: ReqContext, issuerId: string, keyId: string): Promise<Record<string, unknown>> {
@@ -180,7 +182,7 @@ function importPath(pattern: string, keys: boolean, help: string) {
       write: async (req) => {
         if (!keys && /PRIVATE KEY-----/.test(req.data.pem_bundle))
           throw new BadRequest('issuers/import/cert takes certificates only: use issuers/import/bundle for keys');
-        return { data: importedData(await importBundle(req.deps, req.part, req.data.pem_bundle)) };
+        return importedResult(await importBundle(req.deps, req.part, req.data.pem_bundle));
       },
     },
   });
@@ -229,7 +231,7 @@ export const caAdminPaths = [
     fields: { certificate: f.string({ required: true }) },
     help: 'Accept the signed certificate of the key made by intermediate/generate.',
     operations: {
-      write: async (req) => ({ data: importedData(await setSigned(req.deps, req.part, req.data.certificate)) }),
+      write: async (req) => importedResult(await setSigned(req.deps, req.part, req.data.certificate)),
     },
   }),
   definePath({

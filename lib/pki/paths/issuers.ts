@@ -3,6 +3,7 @@
  * certificate alone, unauthenticated, as JSON, DER or PEM), update (POST replaces, PATCH
  * changes the fields given), revoke and delete one; each issuer's CRL; the default issuer.
  */
+import { NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type ReqContext, type Result } from '../../http/path';
 import { currentCrl } from '../crl';
@@ -76,6 +77,7 @@ const issuer = (req: ReqContext, r: string) => pkiRepository(req.deps, req.part)
 
 async function listIssuers(req: ReqContext): Promise<Result> {
   const all = await pkiRepository(req.deps, req.part).issuers();
+  if (!all.length) throw new NotFound();
   const keyInfo = Object.fromEntries(all.map((i) => [i.id, { issuer_name: i.name, is_default: false }]));
   const def = (await pkiRepository(req.deps, req.part).issuersConfig()).default;
   if (keyInfo[def]) keyInfo[def]!.is_default = true;
@@ -144,7 +146,6 @@ export const issuerPaths = [
   definePath({
     pattern: 'issuers',
     fields: {},
-    unauthenticated: ['list'],
     help: "The mount's issuers: ids, with names in key_info.",
     operations: { list: listIssuers },
   }),

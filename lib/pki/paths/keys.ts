@@ -4,7 +4,7 @@
  * back; `exported` hands it out once, at generation.
  */
 import { createPrivateKey } from 'node:crypto';
-import { BadRequest } from '../../errors';
+import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type ReqContext, type Result } from '../../http/path';
 import { newKey, type KeyChoice } from '../ca';
@@ -26,6 +26,7 @@ export const keyView = (k: KeyRecord) => ({
 
 async function listKeys(req: ReqContext): Promise<Result> {
   const all = await pkiRepository(req.deps, req.part).keys();
+  if (!all.length) throw new NotFound();
   const def = (await pkiRepository(req.deps, req.part).keysConfig()).default;
   return {
     data: {

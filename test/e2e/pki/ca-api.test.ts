@@ -15,7 +15,7 @@ const sorted = (ids: string[]) => [...ids].sort();
 
 /** A mount's issuers as LIST issuers answers them: id -> whether it is the default (none: {}). */
 async function issuersOf(mount: string): Promise<Record<string, boolean>> {
-  const r = await call(svc.app, 'LIST', `/v1/${mount}/issuers`);
+  const r = await call(svc.app, 'LIST', `/v1/${mount}/issuers`, { token: svc.root });
   if (r.status === 404) return {};
   expect(r.status, r.text).toBe(200);
   const info = r.json!.data.key_info as Record<string, { is_default: boolean }>;
