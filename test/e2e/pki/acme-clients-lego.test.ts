@@ -2,7 +2,8 @@
  * lego (Debian's, unmodified) against a role's ACME directory of a local Latchkey: --http on the
  * configured ACME_HTTP_PORT with an RSA account key (RS256), --tls (tls-alpn-01) on
  * ACME_TLS_PORT, --dns exec with the DNS fake's hook as EXEC_PATH and --dns.resolvers on the
- * fake (a wildcard), revocation, and external account binding once config/acme requires it.
+ * fake (a wildcard), revocation, a second issuer's directory (issuer/<ref>/roles/<role>/acme), and
+ * external account binding once config/acme requires it.
  * Every chain passes openssl verify against the mount's CA. lego runs as an ordinary user
  * (nobody, when the tests run as root).
  */
@@ -15,15 +16,15 @@ let svc: AcmeService;
 let home: string;
 
 beforeAll(async () => {
-  svc = await startAcmeService(['c.acme.test', 'd.acme.test', 'f.acme.test']);
+  svc = await startAcmeService(['c.acme.test', 'd.acme.test', 'f.acme.test', 'g.acme.test']);
   home = clientDir(svc, 'lego');
 });
 
 afterAll(() => svc?.close());
 
 /** lego with its state under `home` (one account per email), against the role `acme`'s directory. */
-async function lego(email: string, args: string[], env: Record<string, string> = {}, expectCode = 0) {
-  const base = ['--server', svc.roleDirectory, '--accept-tos', '--email', email, '--path', join(home, 'state')];
+async function lego(email: string, args: string[], env: Record<string, string> = {}, expectCode = 0, server = svc.roleDirectory) {
+  const base = ['--server', server, '--accept-tos', '--email', email, '--path', join(home, 'state')];
   const r = await runClient('lego', [...base, ...args], home, env);
   if (r.code !== expectCode) throw new Error(`lego ${args.join(' ')} exited ${r.code}:\n${r.output}`);
   return r.output;
@@ -91,6 +92,27 @@ describe('lego', () => {
     const serial = checkIssued(issued('c.acme.test'), svc.caPem).serial;
     await lego('rsa@acme.test', ['--domains', 'c.acme.test', 'revoke', '--keep']);
     expect(await crlSerials(svc)).toContain(serial);
+  });
+
+  it("obtains a certificate through a second issuer's role directory (issuer/<ref>/roles/<role>/acme): it chains to that issuer, not to the default", async () => {
+    const second = await svc.api('POST', 'pki/issuers/generate/root/internal', {
+      common_name: 'ACME Clients Second Root',
+      issuer_name: 'second',
+      key_type: 'ec',
+      ttl: '8760h',
+    });
+    expect(second.status).toBe(200);
+    const secondPem = (second.body.data as { certificate: string }).certificate;
+    const server = `${svc.url}/v1/pki/issuer/second/roles/acme/acme/directory`;
+    await lego(
+      'issuer@acme.test',
+      ['--domains', 'g.acme.test', '--http', '--http.port', `127.0.0.1:${svc.httpPort}`, 'run'],
+      {},
+      0,
+      server,
+    );
+    expect(checkIssued(issued('g.acme.test'), secondPem).verify).toMatchObject({ ok: true });
+    expect(checkIssued(issued('g.acme.test'), svc.caPem).verify).toMatchObject({ ok: false });
   });
 
   it('registers with external account binding once config/acme requires it (the directory says so)', async () => {
