@@ -1,7 +1,9 @@
 /**
  * Each issuer's CRL: rebuilt from the `revoked` index on every revocation of a certificate it
- * issued, signed by that issuer and listing only its own certificates (a certificate's record
- * names its issuer; records of version 1 belong to the migrated CA). Built on first need.
+ * issued, signed by that issuer and listing the certificates of its CRL group: itself and the
+ * issuers sharing its key and subject (a cross-signed copy and its original), whose leaves a
+ * relying party cannot tell apart, as OpenBao shares one CRL among them. A certificate's record
+ * names its issuer; records of version 1 belong to the migrated CA. Built on first need.
  */
 import type { Deps } from '../deps';
 import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
@@ -9,7 +11,9 @@ import { mutate, type Json, type Partition } from '../store/store';
 import { buildCrl, type RevokedEntry } from './der/crl';
 import { loadIssuer, pkiRepository } from './issuer';
 import type { PkiRepository } from './repository';
-import { REVOKED_INDEX, type RevokedRecord } from './storage';
+import { parseCertificate } from './parse';
+import { onePem } from './pem';
+import { REVOKED_INDEX, type IssuerRecord, type RevokedRecord } from './storage';
 
 interface CrlRecord {
   [k: string]: Json;
@@ -17,14 +21,24 @@ interface CrlRecord {
   number: number;
 }
 
-async function revokedEntries(repo: PkiRepository, disabled: boolean, issuerId: string): Promise<RevokedEntry[]> {
+const subjectOf = (i: IssuerRecord) =>
+  parseCertificate(onePem(i.certificate, ['CERTIFICATE'], 'an issuer certificate')).subjectDer.toString('base64');
+
+/** The issuers whose certificates `issuer`'s CRL lists: it and those with its key and subject. */
+export function crlGroup(all: IssuerRecord[], issuer: IssuerRecord): IssuerRecord[] {
+  if (!issuer.keyId) return [issuer];
+  const subject = subjectOf(issuer);
+  return all.filter((i) => i.id === issuer.id || (i.keyId === issuer.keyId && subjectOf(i) === subject));
+}
+
+async function revokedEntries(repo: PkiRepository, disabled: boolean, issuerIds: Set<string>): Promise<RevokedEntry[]> {
   if (disabled) return [];
   const out: RevokedEntry[] = [];
   let cursor: string | undefined;
   do {
     const page = await repo.part.queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const i of page.items) {
-      if ((await repo.issuerIdOf(i.value)) !== issuerId) continue;
+      if (!issuerIds.has(await repo.issuerIdOf(i.value))) continue;
       out.push({
         serial: Buffer.from(i.value.serial, 'hex'),
         revokedAt: i.value.revokedAt,
@@ -71,6 +85,7 @@ async function buildAndStore(deps: Deps, part: Partition, issuerId: string): Pro
   const issuer = await loadIssuer(deps, part, issuerId, 'crl-signing');
   const repo = pkiRepository(deps, part);
   const config = await repo.config('crl');
+  const group = new Set(crlGroup(await repo.issuers(), issuer.record).map((i) => i.id));
   let der: Buffer = Buffer.alloc(0);
   await mutate<CrlRecord>(part, repo.crlKey(issuerId), async (current) => {
     const now = deps.now();
@@ -81,7 +96,7 @@ async function buildAndStore(deps: Deps, part: Partition, issuerId: string): Pro
         thisUpdate: now,
         nextUpdate: now + config.expiry * 1000,
         number: (current?.number ?? 0) + 1,
-        revoked: await revokedEntries(repo, config.disable, issuerId),
+        revoked: await revokedEntries(repo, config.disable, group),
       },
       issuer.signer,
       signatureAlgorithm(issuer.signer),
@@ -98,6 +113,15 @@ export async function currentCrl(deps: Deps, part: Partition, issuerRef = 'defau
   const item = await repo.crlRecord<CrlRecord>(issuer.id);
   if (item) return Buffer.from(item.der, 'base64');
   return rebuildCrl(deps, part, issuer.id);
+}
+
+/** After a revocation among `issuerId`'s certificates: the CRL of each issuer of its CRL group able to sign one. */
+export async function rebuildGroupCrls(deps: Deps, part: Partition, issuerId: string): Promise<void> {
+  const repo = pkiRepository(deps, part);
+  const issuer = issuerId ? await repo.issuer(issuerId) : undefined;
+  if (!issuer) return;
+  for (const i of crlGroup(await repo.issuers(), issuer))
+    if (i.keyId && i.usage.includes('crl-signing')) await rebuildCrl(deps, part, i.id);
 }
 
 /**

@@ -91,10 +91,10 @@ function canSignCrls(issuer: IssuerRecord): boolean {
   return parseCertificate(onePem(issuer.certificate, ['CERTIFICATE'], 'an issuer certificate')).crlSign !== false;
 }
 
-/** manual_chain as issuer ids: the first must be the issuer itself. */
+/** manual_chain as issuer ids: the first must be the issuer itself, which `self` names there (as in OpenBao). */
 async function manualChainIds(repo: PkiRepository, self: IssuerRecord, refs: string[]): Promise<string[]> {
   if (!refs.length) return [];
-  const ids = await Promise.all(refs.map(async (r) => (await repo.resolveIssuer(r)).id));
+  const ids = await Promise.all(refs.map(async (r, i) => (i === 0 && r === 'self' ? self.id : (await repo.resolveIssuer(r)).id)));
   if (ids[0] !== self.id) throw new InvalidInput('the first entry of manual_chain must be the issuer itself');
   return ids;
 }
@@ -154,14 +154,13 @@ export async function deleteIssuer(deps: Deps, part: Partition, ref: string): Pr
 
 /**
  * issuer/<ref>/revoke: the issuer issues nothing more, and the CRL of each issuer of the mount
- * that signed its certificate lists it. Cannot be undone; the default issuer is refused.
+ * that signed its certificate lists it. Cannot be undone. The default issuer may be revoked, as in
+ * OpenBao: `default` then issues nothing (400 naming its usage) until another is made the default.
  */
 export async function revokeIssuer(deps: Deps, part: Partition, ref: string): Promise<IssuerRecord> {
   const repo = pkiRepository(deps, part);
   const issuer = await repo.resolveIssuer(ref);
   if (issuer.revokedAt) return issuer;
-  if ((await repo.issuersConfig()).default === issuer.id)
-    throw new InvalidInput('the default issuer cannot be revoked: set another default first');
   const revoked: IssuerRecord = { ...issuer, revokedAt: deps.now(), usage: issuer.usage.filter((u) => u !== 'issuing-certificates') };
   await repo.putIssuer(revoked);
   const cert = parseCertificate(onePem(issuer.certificate, ['CERTIFICATE'], 'the issuer certificate'));

@@ -6,7 +6,7 @@
 import type { Deps } from '../deps';
 import { ExistsError, InvalidInput, NotFoundError } from '../domain-errors';
 import { mutate, type Partition } from '../store/store';
-import { rebuildCrl } from './crl';
+import { rebuildGroupCrls } from './crl';
 import { pkiRepository } from './issuer';
 import { issuerIdOf } from './issuer-id';
 import { parseCertificate } from './parse';
@@ -42,12 +42,6 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, 
     return first?.value.revokedAt ?? record.revokedAt;
   }
   await mutate<CertRecord>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
-  await rebuildIssuerCrl(deps, part, issuerId);
+  await rebuildGroupCrls(deps, part, issuerId);
   return record.revokedAt;
-}
-
-/** The issuer's new CRL, when the mount still holds the issuer and it may sign one. */
-async function rebuildIssuerCrl(deps: Deps, part: Partition, issuerId: string): Promise<void> {
-  const issuer = issuerId ? await pkiRepository(deps, part).issuer(issuerId) : undefined;
-  if (issuer?.keyId && issuer.usage.includes('crl-signing')) await rebuildCrl(deps, part, issuerId);
 }

@@ -27,7 +27,7 @@ const acmeWire = (c: AcmeConfig) => ({
   max_ttl: formatDuration(c.maxTtl),
 });
 
-/** `aia_path` is always empty: AIA URLs are not templated here (config/urls sets them), so a value is refused. */
+/** `aia_path` is always empty, so a value is refused: an issuer's AIA templates take `{{issuer_id}}` and `{{cluster_path}}`, not `{{cluster_aia_path}}`. */
 const clusterWire = (c: ClusterConfig) => ({ path: c.path, aia_path: '' });
 
 function checkUrl(name: string, v: string): string {
@@ -110,7 +110,8 @@ export const acmeAdminPaths = [
       write: async (req) => {
         const pki = new PkiRepository(req.deps, req.part);
         const cur = await pki.config('cluster');
-        if (req.data.aia_path) throw new BadRequest('aia_path is not supported: AIA URLs are not templated here; set them in config/urls');
+        if (req.data.aia_path)
+          throw new BadRequest('aia_path is not supported: AIA templates use {{cluster_path}} (set path here) and {{issuer_id}}');
         const next: ClusterConfig = { path: checkUrl('path', req.data.path ?? cur.path) };
         await pki.writeConfig('cluster', next);
         return { data: clusterWire(next) };

@@ -68,12 +68,9 @@ describe("hvac's PKI issuer integration tests (skipped by hvac below Vault 1.11)
     expect(calls(out)).toEqual(['generate_root', 'create_or_update_role', 'list_issuers', 'read_issuer', 'update_issuer']);
   });
 
-  // KNOWN DEFECT (reported with issue 25; flip to `it` once fixed): hvac revokes the mount's only
-  // issuer, which is the default. OpenBao revokes it (path_manage_issuers.go pathRevokeIssuer has
-  // no default check); Latchkey refuses with 400 "the default issuer cannot be revoked: set another
-  // default first" (lib/pki/issuer-admin.ts revokeIssuer), so hvac's revoke_issuer raises
-  // InvalidRequest and the test errors. The issue lets only test_delete_issuer disagree.
-  it.fails('test_revoke_issuer passes: the issuer revoked, read back with revoked true', async () => {
+  // hvac revokes the mount's only issuer, the default; OpenBao allows it (path_manage_issuers.go
+  // pathRevokeIssuer has no default check), and so does Latchkey.
+  it('test_revoke_issuer passes: the issuer revoked, read back with revoked true', async () => {
     const out = await hvacTest('test_revoke_issuer');
     expect(out.steps).toContainEqual({ call: 'revoke_issuer', ok: true, warnings: null });
     expect(out).toMatchObject({ result: 'pass', detail: '' });

@@ -189,7 +189,7 @@ describe.each(['level', 'dynalite'] as const)('a PKI store of the previous relea
     expect(verifyChain(leaf.data.certificate as string, m.pki.ca, [c])).toMatchObject({ ok: true });
   });
 
-  // KNOWN DEFECT of lib/pki/migrations.ts (reported with issue 25, item 7; flip to `it` once fixed):
+  // Once a defect of lib/pki/migrations.ts (issue 25, item 7), fixed in 3efb74b:
   // version 1 kept the serial of the CA a CRL was built for (crl/current's `ca`) and rebuilt it on
   // its next read once the CA had changed; the migration copies crl/current under the new issuer
   // whatever CA signed it, and the current code serves that copy as is. pki_int's CA A was
@@ -202,7 +202,7 @@ describe.each(['level', 'dynalite'] as const)('a PKI store of the previous relea
     expect(verifyCrl(crl, m.pki_int.ca)).toMatchObject({ ok: true });
   });
 
-  // KNOWN DEFECT of lib/pki/migrations.ts (reported with issue 25, item 7; flip to `it` once fixed):
+  // Once a defect of lib/pki/migrations.ts (issue 25, item 7), fixed in 3efb74b:
   // version 1 listed on a CA's CRL only the revocations of certificates that CA issued (each
   // revocation records its certificate's issuer name and key id, issuer-id.ts). The migration
   // attributes every version-1 certificate and revocation to the current CA (meta/storage's
@@ -233,7 +233,7 @@ describe.each(['level', 'dynalite'] as const)('a PKI store of the previous relea
 });
 
 describe('two instances migrating one version-1 mount at once (the DynamoDB store, as two Lambda instances after a deploy)', () => {
-  // KNOWN DEFECT of lib/pki/migrations.ts (reported with issue 25, item 7; flip to `it` once fixed):
+  // Once a defect of lib/pki/migrations.ts (issue 25, item 7), fixed in 3efb74b:
   // every write of the migration is an unconditional put. An instance that read no marker and is
   // still migrating when another has finished and served a revocation puts crl/<issuer> back to
   // the version-1 CRL: the revocation drops off the served CRL and its number goes back.

@@ -110,14 +110,15 @@ describe("OpenBao's root rotation, in one mount", () => {
     expect((await ok('GET', 'config/issuers')).default).toBe(old.id);
   });
 
-  // KNOWN DEFECT (reported with issue 25; flip to `it` once fixed): the doc's own commands,
-  // `bao patch pki/issuer/intA manual_chain=self,rootA,intB,rootB`, start the chain with "self",
-  // which OpenBao takes for the issuer itself (path_fetch_issuers.go: "Allow self for the first
-  // entry"); Latchkey resolves "self" as an issuer reference and answers 404 "unable to find
-  // issuer for reference: self" (lib/pki/issuer-admin.ts manualChainIds).
-  it.fails('manual_chain takes "self" as its first entry, as in the doc', async () => {
+  // The doc's own commands (`bao patch pki/issuer/intA manual_chain=self,rootA,intB,rootB`) start
+  // the chain with "self", which OpenBao takes, in the first entry only, for the issuer itself.
+  it('manual_chain takes "self" as its first entry, as in the doc (and only there)', async () => {
     const r = await request('PATCH', 'issuer/next', { manual_chain: 'self,next-cross,old-root' });
     expect(r.status, r.text).toBe(200);
+    expect(r.json!.data.manual_chain).toEqual([next.id, cross.id, old.id]);
+    const later = await request('PATCH', 'issuer/next', { manual_chain: 'next,self' });
+    expect(later.status).toBe(404);
+    expect(later.text).toMatch(/self/);
   });
 
   it('manual_chain on both copies, as the doc sets it: next serves its cross-signed copy and the old root, and the copy serves next', async () => {
@@ -187,17 +188,22 @@ describe("OpenBao's root rotation, in one mount", () => {
     expect(verifyChain(newLeaf.pem, next.pem, [], [newCrl]).out).toMatch(/certificate revoked/);
   });
 
-  // KNOWN DEFECT (reported with issue 25; flip to `it` once fixed): next and its cross-signed copy
-  // have one key and one subject, so a leaf of either names the same issuer and key identifier and
-  // a relying party checks it against one CRL. OpenBao builds one CRL per key and subject
-  // (crl_util.go keySubjectIssuersMap) and lists there the revocations of every issuer sharing
-  // them; Latchkey's CRL of an issuer lists only the certificates that issuer record issued, so a
-  // leaf of the copy, revoked, is missing from next's CRL (the default one, at crl/pem).
-  it.fails("a revoked leaf of the cross-signed copy (next's key and subject) is on next's CRL, as OpenBao shares it", async () => {
+  // next and its cross-signed copy have one key and one subject, so a leaf of either names the same
+  // issuer and key identifier and a relying party checks it against one CRL: as OpenBao builds one
+  // CRL per key and subject (crl_util.go keySubjectIssuersMap), each of their CRLs lists the
+  // revocations of both.
+  it("a revoked leaf of the cross-signed copy (next's key and subject) is on next's CRL and the copy's, as OpenBao shares it", async () => {
     const leaf = await ok('POST', 'issuer/next-cross/issue/web', { common_name: 'copy.example.com' });
     await ok('POST', 'revoke', { serial_number: leaf.serial_number });
     const crl = await go.crl(await fetched('crl/pem'), next.pem);
+    expect(crl).toMatchObject({ ok: true });
     expect(crl.revoked).toContain(goSerial(leaf.serial_number));
+    expect(crl.revoked).toContain(goSerial(newLeaf.serial));
+    const copy = await go.crl(await fetched('issuer/next-cross/crl/pem'), next.pem);
+    expect(copy.revoked).toEqual(crl.revoked);
+    // The old root's CRL (another key and subject) lists neither.
+    const onOld = await go.crl(await fetched('issuer/old-root/crl/pem'), old.pem);
+    expect(onOld.revoked).not.toContain(goSerial(leaf.serial_number));
   });
 
   it('with default_follows_latest_issuer, root/rotate makes the new root the default at once (the name next taken: refused)', async () => {
