@@ -15,7 +15,8 @@ import { buildCsr } from './der/csr';
 import { subjectAltName } from './der/extensions';
 import { encodeName, type Subject } from './der/name';
 import { keySigner, loadIssuer, pkiRepository, sealKey, type Issuer } from './issuer';
-import { adoptAsDefault, aiaUrls, checkObjectName } from './issuers';
+import { adoptAsDefault, checkObjectName } from './issuers';
+import { aiaUrls, selfSignedUrls } from './urls';
 import { issuerRecord } from './migrations';
 import type { PkiRepository } from './repository';
 import { checkKeyParams } from './key-params';
@@ -116,7 +117,7 @@ async function caCertificate(
   pathLen: number,
 ) {
   const repo = pkiRepository(deps, part);
-  const urls = issuer.record ? await aiaUrls(repo, issuer.record) : await repo.config('urls');
+  const urls = issuer.record ? await aiaUrls(repo, issuer.record) : await selfSignedUrls(repo);
   const serial = randomSerial();
   const now = deps.now();
   const { notAfter, warnings } = resolveNotAfter(now, r, limits);

@@ -4,6 +4,8 @@ export type UrlsConfig = {
   issuingCertificates: string[];
   crlDistributionPoints: string[];
   ocspServers: string[];
+  /** `{{issuer_id}}` and `{{cluster_path}}` filled per issuer (urls.ts); absent (a record of before): false. */
+  enableTemplating?: boolean;
 };
 
 export type CrlConfig = {

@@ -50,6 +50,9 @@ async function revokedEntries(repo: PkiRepository, disabled: boolean, issuerIds:
   return out;
 }
 
+/** The RSA hash size an issuer's revocation_signature_algorithm asks for (0: the default; issuer-admin.ts checks it fits the key). */
+const revocationHashBits = (alg: string): number => Number(/^SHA(256|384|512)WithRSA$/.exec(alg)?.[1] ?? 0);
+
 interface Flight {
   run: Promise<Buffer>;
   queued?: Promise<Buffer>;
@@ -99,7 +102,7 @@ async function buildAndStore(deps: Deps, part: Partition, issuerId: string): Pro
         revoked: await revokedEntries(repo, config.disable, group),
       },
       issuer.signer,
-      signatureAlgorithm(issuer.signer),
+      signatureAlgorithm(issuer.signer, revocationHashBits(issuer.record.revocationSignatureAlgorithm)),
     );
     return { der: der.toString('base64'), number: (current?.number ?? 0) + 1 };
   });

@@ -8,6 +8,7 @@ import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
 import type { Partition } from '../store/store';
 import { rebuildAllCrls } from './crl';
+import { checkUrls } from './urls';
 import { pkiRepository } from './issuer';
 import { checkIssuerNameFree, checkObjectName, chainOf, rebuildChains } from './issuers';
 import { parseCertificate } from './parse';
@@ -53,16 +54,24 @@ export const ISSUER_DEFAULTS: IssuerSettings = {
 };
 
 const BEHAVIORS: readonly LeafNotAfterBehavior[] = ['err', 'truncate', 'permit'];
-const SIGNATURE_ALGORITHMS = [
-  '',
-  'SHA256WithRSA',
-  'SHA384WithRSA',
-  'SHA512WithRSA',
-  'ECDSAWithSHA256',
-  'ECDSAWithSHA384',
-  'ECDSAWithSHA512',
-  'PureEd25519',
-];
+/** The CRL signature algorithms an issuer's key can sign with, by key type (RSA: the hash is chosen; EC: its curve's). */
+const REVOCATION_ALGORITHMS: Record<string, (bits: number) => string[]> = {
+  rsa: () => ['SHA256WithRSA', 'SHA384WithRSA', 'SHA512WithRSA'],
+  ec: (bits) => [`ECDSAWithSHA${bits <= 256 ? 256 : bits <= 384 ? 384 : 512}`],
+  ed25519: () => ['PureEd25519'],
+};
+
+/** revocation_signature_algorithm: empty (by the key), or one the issuer's key signs CRLs with (crl.ts honours it). */
+async function checkRevocationAlgorithm(repo: PkiRepository, self: IssuerRecord, alg: string): Promise<void> {
+  if (!alg) return;
+  const key = self.keyId ? await repo.key(self.keyId) : undefined;
+  if (!key) throw new InvalidInput(`revocation_signature_algorithm: issuer ${self.name || self.id} has no key in this mount to sign CRLs`);
+  const fits = REVOCATION_ALGORITHMS[key.type]?.(key.bits) ?? [];
+  if (!fits.includes(alg))
+    throw new InvalidInput(
+      `revocation_signature_algorithm ${JSON.stringify(alg.slice(0, 40))} does not fit the issuer's ${key.type} key: use ${fits.join(', ')} or leave it empty`,
+    );
+}
 
 /** The issuer `ref` names, or a 404 naming the reference. */
 export function issuerOf(deps: Deps, part: Partition, ref: string): Promise<IssuerRecord> {
@@ -80,8 +89,13 @@ async function checkSettings(repo: PkiRepository, self: IssuerRecord, s: IssuerS
   const usage = [...new Set<IssuerUsage>(['read-only', ...s.usage])];
   if (usage.includes('crl-signing') && !canSignCrls(self))
     throw new InvalidInput('usage crl-signing needs the CRL Sign key usage on the issuer certificate');
-  if (!SIGNATURE_ALGORITHMS.includes(s.revocationSignatureAlgorithm))
-    throw new InvalidInput(`unknown revocation_signature_algorithm ${JSON.stringify(s.revocationSignatureAlgorithm)}`);
+  await checkRevocationAlgorithm(repo, self, s.revocationSignatureAlgorithm);
+  const t = s.enableAiaUrlTemplating;
+  checkUrls('issuing_certificates', s.issuingCertificates, t);
+  checkUrls('crl_distribution_points', s.crlDistributionPoints, t);
+  checkUrls('ocsp_servers', s.ocspServers, t);
+  if (s.deltaCrlDistributionPoints.length)
+    throw new InvalidInput('delta_crl_distribution_points: this mount builds no delta CRLs, so none may be named');
   const manualChain = await manualChainIds(repo, self, s.manualChain);
   return { ...s, usage, manualChain };
 }
@@ -109,6 +123,11 @@ export async function updateIssuer(
 ): Promise<IssuerRecord> {
   const repo = pkiRepository(deps, part);
   const current = await repo.resolveIssuer(ref);
+  // OpenBao's refusal (and words); a POST that leaves usage out keeps the revoked issuer's usage as it is.
+  if (current.revokedAt && given.usage?.includes('issuing-certificates'))
+    throw new InvalidInput(
+      `issuer ${current.name || current.id} was revoked; unable to modify its usage to include certificate signing again. Reissue this certificate (preferably with a new key) and modify that entry instead.`,
+    );
   const base: IssuerSettings = replace ? ISSUER_DEFAULTS : settingsOf(current);
   const s = await checkSettings(repo, current, { ...base, ...given });
   const updated: IssuerRecord = {

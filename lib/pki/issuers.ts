@@ -11,15 +11,14 @@ import { parseCertificate, type ParsedCert } from './parse';
 import { onePem, toPem } from './pem';
 import type { PkiRepository } from './repository';
 import { colonSerial } from './serial';
-import type { UrlsConfig } from './config';
 import type { IssuerRecord, KeyRecord } from './storage';
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** An issuer or key name: letters, digits, `_ . -`; not `default`, and not an id's shape. */
+/** An issuer or key name: letters, digits, `_ . -`; not `default` in any case (OpenBao), and not an id's shape. */
 export function checkObjectName(name: string, what: 'issuer' | 'key'): string {
   if (name === '') return '';
-  if (name === 'default' || !NAME.test(name) || /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(name)) {
+  if (name.toLowerCase() === 'default' || !NAME.test(name) || /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(name)) {
     throw new InvalidInput(
       `invalid ${what} name ${JSON.stringify(name.slice(0, 64))}: 1 to 128 of letters, digits, _ . - (not "default", not an id)`,
     );
@@ -145,34 +144,4 @@ export async function addIssuer(repo: PkiRepository, cert: ParsedCert, now: numb
   });
   await repo.putIssuer(issuer);
   return { issuer, created: true };
-}
-
-/**
- * The AIA and CRL URLs a certificate of this issuer carries: the issuer's own where it has any,
- * else the mount's config/urls; with enable_aia_url_templating, `{{issuer_id}}` and
- * `{{cluster_path}}` filled in (no cluster path configured: refused, as OpenBao refuses).
- */
-export async function aiaUrls(repo: PkiRepository, issuer: IssuerRecord): Promise<UrlsConfig> {
-  const own = issuer.issuingCertificates.length + issuer.crlDistributionPoints.length + issuer.ocspServers.length > 0;
-  const urls = own
-    ? {
-        issuingCertificates: issuer.issuingCertificates,
-        crlDistributionPoints: issuer.crlDistributionPoints,
-        ocspServers: issuer.ocspServers,
-      }
-    : await repo.cachedConfig('urls');
-  if (!issuer.enableAiaUrlTemplating) return urls;
-  const clusterPath = (await repo.cachedConfig('cluster')).path;
-  const fill = (u: string) => {
-    if (u.includes('{{cluster_path}}') && !clusterPath)
-      throw new InvalidInput('AIA URL templating uses {{cluster_path}} but config/cluster has no path');
-    if (u.includes('{{cluster_aia_path}}'))
-      throw new InvalidInput('{{cluster_aia_path}} is not supported (config/cluster aia_path is not kept): use {{cluster_path}}');
-    return u.replaceAll('{{issuer_id}}', issuer.id).replaceAll('{{cluster_path}}', clusterPath);
-  };
-  return {
-    issuingCertificates: urls.issuingCertificates.map(fill),
-    crlDistributionPoints: urls.crlDistributionPoints.map(fill),
-    ocspServers: urls.ocspServers.map(fill),
-  };
 }

@@ -14,7 +14,7 @@ import type { Role } from './role';
 import { randomSerial } from './serial';
 import { leafExtensions, withRequested, type RequestedExtension } from './template';
 import { resolveNotAfter } from './ttl';
-import { aiaUrls } from './issuers';
+import { aiaUrls } from './urls';
 import { PkiRepository } from './repository';
 
 export interface LeafResult extends CertOutput {

@@ -9,6 +9,7 @@ import { PkiRepository } from '../repository';
 import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
 import { ACME_ACCOUNT_SAFETY_BUFFER, claimTidy, ISSUER_SAFETY_BUFFER, runTidy, tidyStatus, type TidyOptions } from '../tidy';
+import { checkUrls } from '../urls';
 import { revocationTime } from './wire';
 
 const tidyFields = {
@@ -106,8 +107,9 @@ export const adminPaths = [
       issuing_certificates: f.list({ default: [] }),
       crl_distribution_points: f.list({ default: [] }),
       ocsp_servers: f.list({ default: [] }),
+      enable_templating: f.bool({ default: false, description: 'fill {{issuer_id}} and {{cluster_path}} per issuer' }),
     },
-    help: 'URLs put into issued certificates.',
+    help: "URLs put into issued certificates, for every issuer without URLs of its own (untemplated: the default issuer's).",
     operations: {
       read: async (req) => {
         const u = await new PkiRepository(req.deps, req.part).config('urls');
@@ -116,17 +118,17 @@ export const adminPaths = [
             issuing_certificates: u.issuingCertificates,
             crl_distribution_points: u.crlDistributionPoints,
             ocsp_servers: u.ocspServers,
+            enable_templating: u.enableTemplating ?? false,
           },
         };
       },
       write: async (req) => {
-        const all = [...req.data.issuing_certificates, ...req.data.crl_distribution_points, ...req.data.ocsp_servers];
-        const bad = all.find((u) => !URL.canParse(u) || u.length > 2048);
-        if (bad !== undefined) throw new BadRequest(`invalid URL "${bad.slice(0, 80)}"`);
+        const t = req.data.enable_templating;
         await new PkiRepository(req.deps, req.part).writeConfig('urls', {
-          issuingCertificates: req.data.issuing_certificates,
-          crlDistributionPoints: req.data.crl_distribution_points,
-          ocspServers: req.data.ocsp_servers,
+          issuingCertificates: checkUrls('issuing_certificates', req.data.issuing_certificates, t),
+          crlDistributionPoints: checkUrls('crl_distribution_points', req.data.crl_distribution_points, t),
+          ocspServers: checkUrls('ocsp_servers', req.data.ocsp_servers, t),
+          enableTemplating: t,
         });
       },
     },
