@@ -104,7 +104,7 @@ describe('operationOf', () => {
     ['PUT', '', 'write'],
     ['POST', '?list=true', 'write'],
     ['DELETE', '', 'delete'],
-    ['PATCH', '', undefined],
+    ['PATCH', '', 'patch'],
     ['OPTIONS', '', undefined],
   ])('%s %s asks for %s', (method, query, op) => {
     expect(operationOf(method, new URL(`http://localhost/v1/edge/things${query}`))).toBe(op);
