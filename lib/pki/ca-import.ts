@@ -28,11 +28,34 @@ export interface Imported {
 
 function splitBundle(text: string) {
   const blocks = pemBlocks(text, 'the PEM bundle');
-  const certs = blocks.filter((b) => b.label === 'CERTIFICATE').map((b) => parseCertificate(b.der));
+  const certBlocks = blocks.filter((b) => b.label === 'CERTIFICATE');
+  const certs = certBlocks.map((b, i) => {
+    try {
+      return parseCertificate(b.der);
+    } catch (e) {
+      // In a bundle of several, which one.
+      if (certBlocks.length < 2 || !(e instanceof InvalidInput)) throw e;
+      throw new InvalidInput(`certificate ${i + 1} of the bundle: ${e.message.replace(/^the certificate: /, '')}`, { cause: e });
+    }
+  });
   const keys = blocks.filter((b) => b.label.endsWith('PRIVATE KEY'));
   if (blocks.some((b) => b.label !== 'CERTIFICATE' && !b.label.endsWith('PRIVATE KEY')))
     throw new InvalidInput('the PEM bundle may hold only certificates and one private key');
+  refuseNonCa(certs);
   return { certs, keys };
+}
+
+/**
+ * Every certificate must be a CA's, checked before anything is written: OpenBao refuses the
+ * whole import ("Refusing to import non-CA certificate") rather than leaving a leaf out, or its
+ * private key behind as a key of the mount.
+ */
+function refuseNonCa(certs: ParsedCert[]): void {
+  const at = certs.findIndex((c) => !c.isCa);
+  if (at < 0) return;
+  const cn = certs[at]!.subject.commonName;
+  const which = certs.length > 1 ? `certificate ${at + 1} of the bundle${cn ? ` (CN=${cn.slice(0, 64)})` : ''}` : 'the certificate';
+  throw new InvalidInput(`${which} is not a CA certificate (basic constraints CA:TRUE missing)`);
 }
 
 function privateKeyOf(label: string, der: Buffer): KeyObject {
@@ -50,11 +73,12 @@ export async function importPrivateKey(
   key: KeyObject,
   name = '',
 ): Promise<{ record: KeyRecord; created: boolean }> {
+  // The name is checked first, as OpenBao's getKeyName does, even for a key the mount already has.
+  checkObjectName(name, 'key');
+  if (name && (await repo.keys()).some((k) => k.name === name)) throw new InvalidInput(`key name already in use: ${name}`);
   const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
   const existing = await repo.keyBySpki(spki.toString('base64'));
   if (existing) return { record: existing, created: false };
-  checkObjectName(name, 'key');
-  if (name && (await repo.keys()).some((k) => k.name === name)) throw new InvalidInput(`key name already in use: ${name}`);
   const id = randomUUID();
   const parsed = parseCertificateKey(spki);
   const ref = await sealKey(deps, repo.part, key.export({ format: 'der', type: 'pkcs8' }), `key/${id}`);
@@ -77,13 +101,9 @@ const curveBits = (curve: string | undefined) => ({ prime256v1: 256, secp384r1: 
 
 /** Every CA certificate as an issuer; then the default chosen among the new ones (adoptImported). */
 async function importCertificates(deps: Deps, repo: PkiRepository, certs: ParsedCert[], out: Imported): Promise<void> {
-  const cas = certs.filter((c) => c.isCa);
-  if (!cas.length)
-    throw new InvalidInput(
-      certs.length ? 'the certificate is not a CA certificate (basic constraints CA:TRUE missing)' : 'no certificate found in the bundle',
-    );
+  if (!certs.length) throw new InvalidInput('no certificate found in the bundle');
   const created = [];
-  for (const cert of cas) {
+  for (const cert of certs) {
     const added = await addIssuer(repo, cert, deps.now());
     (added.created ? out.importedIssuers : out.existingIssuers).push(added.issuer.id);
     out.mapping[added.issuer.id] = added.issuer.keyId;

@@ -66,8 +66,10 @@ export async function loadIssuer(
     if (ref === 'default') throw new InvalidInput('no default issuer currently configured: generate or import a CA first');
     throw e;
   });
-  if (!record.usage.includes(usage))
-    throw new InvalidInput(`issuer ${record.name || record.id} may not be used for ${usage} (its usage: ${record.usage.join(',')})`);
+  if (!record.usage.includes(usage)) {
+    const why = `its usage: ${record.usage.join(',')}${record.revokedAt ? '; the issuer was revoked' : ''}`;
+    throw new InvalidInput(`issuer ${record.name || record.id} may not be used for ${usage} (${why})`);
+  }
   if (!record.keyId) throw new InvalidInput(`issuer ${record.name || record.id} has no key in this mount: it cannot sign`);
   const cacheKey = `${part.name}|${record.id}|${record.serial}|${record.keyId}`;
   let hit = cache.get(cacheKey);

@@ -90,8 +90,9 @@ export const keyPaths = [
         } catch {
           throw new BadRequest('the private key could not be parsed (encrypted keys are not supported)');
         }
-        const { record } = await importPrivateKey(req.deps, pkiRepository(req.deps, req.part), key, req.data.key_name);
-        return { data: keyView(record) };
+        const { record, created } = await importPrivateKey(req.deps, pkiRepository(req.deps, req.part), key, req.data.key_name);
+        // OpenBao's words: an existing key keeps its name.
+        return { data: keyView(record), ...(created ? {} : { warnings: ['Key already imported, use key/ endpoint to update name.'] }) };
       },
     },
   }),
