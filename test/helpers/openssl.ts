@@ -54,6 +54,36 @@ export function makeCsr(subject: string, keyArgs: string[], extra: string[] = []
   });
 }
 
+/** A self-signed P-256 certificate made by openssl, valid 30 days: a CA's (keyCertSign, cRLSign), or with `ca` false a leaf's; and its key (PKCS#8). */
+export function selfSignedCert(cn: string, ca = true): { cert: string; key: string } {
+  return withFiles({}, (p) => {
+    const made = openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-nodes',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-keyout',
+      p('k.pem'),
+      '-subj',
+      `/CN=${cn}`,
+      '-days',
+      '30',
+      '-addext',
+      `basicConstraints=critical,CA:${ca ? 'TRUE' : 'FALSE'}`,
+      '-addext',
+      ca ? 'keyUsage=critical,keyCertSign,cRLSign' : 'keyUsage=critical,digitalSignature',
+      '-out',
+      p('c.pem'),
+    ]);
+    if (!made.ok) throw new Error(made.out);
+    return { cert: openssl(['x509', '-in', p('c.pem')]).out, key: openssl(['pkey', '-in', p('k.pem')]).out };
+  });
+}
+
 export function text(pem: string, kind: 'x509' | 'req' | 'crl' = 'x509'): string {
   return withFiles({ 'x.pem': pem }, (p) => openssl([kind, '-in', p('x.pem'), '-noout', '-text']).out);
 }

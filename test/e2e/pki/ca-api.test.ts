@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { goX509, type GoX509 } from '../../helpers/go-x509';
 import { call, createTestService, tokenWith, type TestService } from '../../helpers/service';
-import { makeCsr, openssl, text, verifyChain, withFiles } from '../../helpers/openssl';
+import { makeCsr, openssl, selfSignedCert, text, verifyChain, withFiles } from '../../helpers/openssl';
 
 let svc: TestService;
 let go: GoX509;
@@ -173,31 +173,7 @@ describe('intermediates, chains, imports and self-issued', () => {
   });
 
   it('sign-self-issued needs sudo and re-signs a self-issued CA so it chains to this CA', async () => {
-    const selfIssued = withFiles({}, (p) => {
-      openssl([
-        'req',
-        '-x509',
-        '-new',
-        '-nodes',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-keyout',
-        p('k.pem'),
-        '-subj',
-        '/CN=Old Root',
-        '-days',
-        '30',
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-        '-out',
-        p('c.pem'),
-      ]);
-      return openssl(['x509', '-in', p('c.pem')]).out;
-    });
+    const selfIssued = selfSignedCert('Old Root').cert;
     const plain = await tokenWith(svc, ['pki-int-admin']);
     await call(svc.app, 'PUT', '/v1/sys/policy/pki-int-admin', {
       token: svc.root,

@@ -10,7 +10,7 @@ import { pkiEngine } from '../../../lib/pki/engine';
 import { toPem } from '../../../lib/pki/pem';
 import { goX509, type GoX509 } from '../../helpers/go-x509';
 import { call, createTestService, type TestService } from '../../helpers/service';
-import { openssl, verifyCrl, withFiles } from '../../helpers/openssl';
+import { selfSignedCert, verifyCrl } from '../../helpers/openssl';
 
 let svc: TestService;
 let go: GoX509;
@@ -82,31 +82,8 @@ describe('the CRL follows its CA', () => {
   });
 
   it("after a config/ca import (the default follows the latest issuer), the CRL is the imported CA's", async () => {
-    const bundle = withFiles({}, (p) => {
-      openssl([
-        'req',
-        '-x509',
-        '-new',
-        '-nodes',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-keyout',
-        p('k.pem'),
-        '-subj',
-        '/CN=Imported CA',
-        '-days',
-        '30',
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-        '-out',
-        p('c.pem'),
-      ]);
-      return openssl(['x509', '-in', p('c.pem')]).out + openssl(['pkey', '-in', p('k.pem')]).out;
-    });
+    const made = selfSignedCert('Imported CA');
+    const bundle = made.cert + made.key;
     const imported = await post('pki_int/config/ca', { pem_bundle: bundle });
     expect(imported.status, imported.text).toBe(200);
     const caPem = (await call(svc.app, 'GET', '/v1/pki_int/ca/pem')).text;

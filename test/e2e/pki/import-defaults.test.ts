@@ -8,36 +8,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { call, createTestService, type TestService } from '../../helpers/service';
-import { openssl, withFiles } from '../../helpers/openssl';
+import { selfSignedCert } from '../../helpers/openssl';
 
 let svc: TestService;
 const post = (path: string, body: unknown) => call(svc.app, 'POST', `/v1/${path}`, { token: svc.root, body });
-const caBundle = (cn: string) =>
-  withFiles({}, (p) => {
-    openssl([
-      'req',
-      '-x509',
-      '-new',
-      '-nodes',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-keyout',
-      p('k.pem'),
-      '-subj',
-      `/CN=${cn}`,
-      '-days',
-      '30',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-      '-out',
-      p('c.pem'),
-    ]);
-    return { cert: openssl(['x509', '-in', p('c.pem')]).out, key: openssl(['pkey', '-in', p('k.pem')]).out };
-  });
+const caBundle = (cn: string) => selfSignedCert(cn);
 
 beforeAll(async () => {
   svc = await createTestService({ engines: [pkiEngine] });
