@@ -93,3 +93,14 @@ export async function crlSerials(cs: ClientService, mount = 'pki'): Promise<Set<
 export function normSerial(serial: string): string {
   return serial.replace(/[:-]/g, '').toUpperCase().replace(/^0+/, '');
 }
+
+/** What a rejected node-vault call carries: its status and first message, or 'resolved'. */
+export async function failure(p: Promise<unknown>): Promise<{ status: number; message: string } | 'resolved'> {
+  try {
+    await p;
+    return 'resolved';
+  } catch (e) {
+    const err = e as { message: string; response?: { statusCode: number } };
+    return { status: err.response?.statusCode ?? 0, message: err.message };
+  }
+}

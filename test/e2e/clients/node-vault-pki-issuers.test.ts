@@ -14,23 +14,12 @@ import { listen, type Served } from '../../../lib/local/http-server';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { makeCsr, openssl, text, verifyChain, verifyCrl, withFiles } from '../../helpers/openssl';
 import { createTestService, type TestService } from '../../helpers/service';
-import type { Json } from './harness';
+import { failure, type Json } from './harness';
 
 let svc: TestService;
 let server: Served;
 const vault = (token?: string) => nodeVault({ endpoint: server.url, ...(token ? { token } : {}) });
 const root = () => vault(svc.root);
-
-/** The status and first message of a rejected call, or 'resolved'. */
-async function failure(p: Promise<unknown>): Promise<{ status: number; message: string } | 'resolved'> {
-  try {
-    await p;
-    return 'resolved';
-  } catch (e) {
-    const err = e as { message: string; response?: { statusCode: number } };
-    return { status: err.response?.statusCode ?? 0, message: err.message };
-  }
-}
 
 const trim = (pem: string) => pem.trim();
 const ecCsr = (cn: string) =>

@@ -7,21 +7,10 @@
 import nodeVault from 'node-vault';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crlSerials, normSerial, startClientService, type ClientService, type Json } from './harness';
+import { crlSerials, failure, normSerial, startClientService, type ClientService, type Json } from './harness';
 
 let cs: ClientService;
 const vault = (token?: string) => nodeVault({ endpoint: cs.url, ...(token ? { token } : {}) });
-
-/** The status and first message of a rejected call, or 'resolved'. */
-async function failure(p: Promise<unknown>): Promise<{ status: number; message: string } | 'resolved'> {
-  try {
-    await p;
-    return 'resolved';
-  } catch (e) {
-    const err = e as { message: string; response?: { statusCode: number } };
-    return { status: err.response?.statusCode ?? 0, message: err.message };
-  }
-}
 
 beforeAll(async () => {
   cs = await startClientService();

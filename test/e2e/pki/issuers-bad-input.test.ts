@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
-import { makeCsr, openssl, withFiles } from '../../helpers/openssl';
+import { makeCsr, openssl, selfSignedCert, withFiles } from '../../helpers/openssl';
 import { call, createTestService, type TestService } from '../../helpers/service';
 
 type Data = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -33,34 +33,7 @@ async function refused(status: 400 | 404, method: string, path: string, body?: u
   return errors[0]!;
 }
 
-/** A self-signed certificate (a CA's, or a leaf's) and its key, made by openssl. */
-const selfSigned = (cn: string, ca = true) =>
-  withFiles({}, (p) => {
-    const made = openssl([
-      'req',
-      '-x509',
-      '-new',
-      '-nodes',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-keyout',
-      p('k.pem'),
-      '-subj',
-      `/CN=${cn}`,
-      '-days',
-      '30',
-      '-addext',
-      `basicConstraints=critical,CA:${ca ? 'TRUE' : 'FALSE'}`,
-      '-addext',
-      ca ? 'keyUsage=critical,keyCertSign,cRLSign' : 'keyUsage=critical,digitalSignature',
-      '-out',
-      p('c.pem'),
-    ]);
-    if (!made.ok) throw new Error(made.out);
-    return { cert: openssl(['x509', '-in', p('c.pem')]).out, key: openssl(['pkey', '-in', p('k.pem')]).out };
-  });
+const selfSigned = selfSignedCert;
 const csr = () => makeCsr('/CN=x.example.com', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']);
 const listed = async (what: 'issuers' | 'keys') => ((await ok('LIST', `pki/${what}`)).keys as string[]).sort();
 
