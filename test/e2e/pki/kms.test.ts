@@ -13,16 +13,19 @@ const saved = { ...process.env };
 const post = (path: string, body: unknown) => call(svc.app, 'POST', `/v1/${path}`, { token: svc.root, body });
 let rootKey = '';
 let intKey = '';
+let nextKey = '';
 
 beforeAll(async () => {
   go = goX509();
   kms = await startKmsFake();
   rootKey = (await kms.createKey({ keySpec: 'RSA_2048', keyUsage: 'SIGN_VERIFY' })).keyId;
   intKey = (await kms.createKey({ keySpec: 'ECC_NIST_P256', keyUsage: 'SIGN_VERIFY' })).keyId;
+  nextKey = (await kms.createKey({ keySpec: 'ECC_NIST_P384', keyUsage: 'SIGN_VERIFY' })).keyId;
   const encryptOnly = (await kms.createKey({ keySpec: 'RSA_2048', keyUsage: 'ENCRYPT_DECRYPT' })).keyId;
   process.env.MANAGED_KEYS = JSON.stringify({
     'root-key': { key_id: rootKey },
     'int-key': { key_id: intKey },
+    'next-key': { key_id: nextKey },
     'not-signing': { key_id: encryptOnly },
     missing: { key_id: '00000000-0000-0000-0000-000000000000' },
   });
@@ -113,5 +116,49 @@ describe('managed (KMS) CA keys', () => {
     expect(r.json!.errors[0]).toMatch(/KMS Sign failed: KMSInternalException/);
     const after = await call(svc.app, 'LIST', '/v1/pki_int/certs', { token: svc.root });
     expect(after.json!.data.keys).toEqual(before.json!.data.keys);
+  });
+
+  it('a CA moves into KMS by rotation: keys/generate/kms is a key like any other, a root made on it with key_ref, root/replace; leaves then signed by KMS', async () => {
+    const local = await post('pki/issuers/generate/root/internal', { common_name: 'Local Root', issuer_name: 'local', key_type: 'ec' });
+    expect(local.status, local.text).toBe(200);
+    expect((await post('pki/root/replace', { default: 'local' })).status).toBe(200);
+    await post('pki/roles/svc', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' });
+    const before = await post('pki/issue/svc', { common_name: 'before.example.com' });
+    expect(verifyChain(before.json!.data.certificate, local.json!.data.certificate).ok).toBe(true);
+
+    const key = await post('pki/keys/generate/kms', { managed_key_name: 'next-key', key_name: 'in-kms' });
+    expect(key.status, key.text).toBe(200);
+    expect(key.json!.data).toMatchObject({ key_name: 'in-kms', key_type: 'ec', managed_key_name: 'next-key', managed_key_id: nextKey });
+    expect(key.json!.data.private_key).toBeUndefined();
+    const read = await call(svc.app, 'GET', '/v1/pki/key/in-kms', { token: svc.root });
+    expect(read.json!.data).toMatchObject({ key_id: key.json!.data.key_id, managed_key_name: 'next-key' });
+    const listed = await call(svc.app, 'LIST', '/v1/pki/keys', { token: svc.root });
+    expect(listed.json!.data.keys).toContain(key.json!.data.key_id);
+
+    const signs = signCalls(nextKey);
+    const next = await post('pki/issuers/generate/root/existing', {
+      common_name: 'KMS Root 2',
+      issuer_name: 'kms-next',
+      key_ref: 'in-kms',
+    });
+    expect(next.status, next.text).toBe(200);
+    expect(next.json!.data.key_id).toBe(key.json!.data.key_id);
+    expect(signCalls(nextKey)).toBe(signs + 1);
+    expect(text(next.json!.data.certificate)).toMatch(/ecdsa-with-SHA384/);
+    expect((await post('pki/root/replace', { default: 'kms-next' })).status).toBe(200);
+
+    const leaf = await post('pki/issue/svc', { common_name: 'after.example.com' });
+    expect(leaf.status, leaf.text).toBe(200);
+    expect(signCalls(nextKey)).toBe(signs + 2);
+    expect(await go.verify(leaf.json!.data.certificate, [next.json!.data.certificate], [], 'after.example.com')).toMatchObject({
+      ok: true,
+    });
+    // The old issuer still signs its own CRL with its local key; the old leaf stays valid under it.
+    expect((await post('pki/revoke', { serial_number: before.json!.data.serial_number })).status).toBe(200);
+    const oldCrl = await call(svc.app, 'GET', '/v1/pki/issuer/local/crl/pem');
+    expect(verifyCrl(oldCrl.text, local.json!.data.certificate).ok).toBe(true);
+    expect(signCalls(nextKey)).toBe(signs + 2);
+    // A key an issuer uses is not deleted.
+    expect((await call(svc.app, 'DELETE', '/v1/pki/key/in-kms', { token: svc.root })).status).toBe(400);
   });
 });
