@@ -1,4 +1,5 @@
-/** Mount configuration records: config/urls, config/crl, config/auto-tidy, config/cluster, config/acme (stored by pki-store.ts). */
+/** Mount configuration records: config/urls, config/crl, config/auto-tidy, config/cluster, config/acme (stored by repository.ts). */
+import { InvalidInput } from '../domain-errors';
 
 export type UrlsConfig = {
   issuingCertificates: string[];
@@ -12,6 +13,18 @@ export type CrlConfig = {
   /** Seconds a CRL is valid. */
   expiry: number;
   disable: boolean;
+  /** The OCSP responder answers `unauthorized` when true. */
+  ocspDisable: boolean;
+  /** Seconds an OCSP answer is valid (its nextUpdate); 0: no nextUpdate. */
+  ocspExpiry: number;
+  /** Complete CRLs are rebuilt by schedule (when within the grace period of their nextUpdate), not on each revocation. */
+  autoRebuild: boolean;
+  /** Seconds before a complete CRL's nextUpdate at which the schedule rebuilds it. */
+  autoRebuildGracePeriod: number;
+  /** Delta CRLs (RFC 5280 5.2.4) beside the complete one; needs autoRebuild. */
+  enableDelta: boolean;
+  /** Seconds between scheduled delta CRL rebuilds. */
+  deltaRebuildInterval: number;
 };
 
 export type AutoTidyConfig = {
@@ -54,7 +67,35 @@ export type ConfigRecords = { urls: UrlsConfig; crl: CrlConfig; 'auto-tidy': Aut
 export type ConfigName = keyof ConfigRecords;
 
 export const DEFAULT_URLS: UrlsConfig = { issuingCertificates: [], crlDistributionPoints: [], ocspServers: [] };
-export const DEFAULT_CRL: CrlConfig = { expiry: 72 * 3600, disable: false };
+export const DEFAULT_CRL: CrlConfig = {
+  expiry: 72 * 3600,
+  disable: false,
+  ocspDisable: false,
+  ocspExpiry: 3600,
+  autoRebuild: false,
+  autoRebuildGracePeriod: 12 * 3600,
+  enableDelta: false,
+  deltaRebuildInterval: 15 * 60,
+};
+
+/** A config/crl record as written: the rules OpenBao holds it to (its words where it has them). */
+export function checkCrlConfig(c: CrlConfig): CrlConfig {
+  if (c.expiry < 1) throw new InvalidInput('expiry must be at least 1s');
+  if (c.ocspExpiry < 0) throw new InvalidInput(`ocsp_expiry must be greater than or equal to 0 got: ${c.ocspExpiry}s`);
+  if (c.autoRebuild && c.autoRebuildGracePeriod >= c.expiry)
+    throw new InvalidInput(
+      `CRL auto-rebuilding grace period (${c.autoRebuildGracePeriod}s) must be strictly shorter than CRL expiry (${c.expiry}s) value when auto-rebuilding of CRLs is enabled`,
+    );
+  if (c.enableDelta && c.deltaRebuildInterval >= c.expiry)
+    throw new InvalidInput(
+      `CRL delta rebuild window (${c.deltaRebuildInterval}s) must be strictly shorter than CRL expiry (${c.expiry}s) value when delta CRLs are enabled`,
+    );
+  if (c.enableDelta && !c.autoRebuild)
+    throw new InvalidInput('Delta CRLs cannot be enabled when auto rebuilding is disabled as the complete CRL is always regenerated!');
+  if (c.deltaRebuildInterval < 1 || c.autoRebuildGracePeriod < 1)
+    throw new InvalidInput('auto_rebuild_grace_period and delta_rebuild_interval must be at least 1s');
+  return c;
+}
 export const DEFAULT_AUTO_TIDY: AutoTidyConfig = {
   enabled: false,
   intervalDuration: 12 * 3600,

@@ -78,8 +78,11 @@ describe('PkiRepository', () => {
   it('answers a config record with its defaults under what is stored', async () => {
     const s = new PkiRepository({ store, now: Date.now }, mountPartition({ store }, 'pki', 'config'));
     expect(await s.config('crl')).toEqual(DEFAULT_CRL);
-    await s.writeConfig('crl', { expiry: 3600, disable: true });
-    expect(await s.config('crl')).toEqual({ expiry: 3600, disable: true });
+    await s.writeConfig('crl', { ...DEFAULT_CRL, expiry: 3600, disable: true });
+    expect(await s.config('crl')).toEqual({ ...DEFAULT_CRL, expiry: 3600, disable: true });
+    // A record of an earlier release, without the OCSP and rebuild settings, reads with their defaults.
+    await s.part.put('config/crl', { expiry: 7200, disable: false });
+    expect(await s.config('crl')).toEqual({ ...DEFAULT_CRL, expiry: 7200 });
     expect(await s.cachedConfig('urls')).toEqual(DEFAULT_URLS);
     await s.writeConfig('urls', { ...DEFAULT_URLS, ocspServers: ['http://ocsp.example.com'] });
     expect((await s.cachedConfig('urls')).ocspServers).toEqual(['http://ocsp.example.com']);

@@ -9,6 +9,7 @@ import { PkiRepository } from '../repository';
 import { revokeSerial } from '../revoke';
 import { parseSerial } from '../serial';
 import { ACME_ACCOUNT_SAFETY_BUFFER, claimTidy, ISSUER_SAFETY_BUFFER, runTidy, tidyStatus, type TidyOptions } from '../tidy';
+import { checkCrlConfig, type CrlConfig } from '../config';
 import { checkUrls } from '../urls';
 import { revocationTime } from './wire';
 
@@ -57,6 +58,21 @@ const tidyWire = (o: Required<TidyOptions>): TidyWire => ({
   issuer_safety_buffer: o.issuerSafetyBuffer,
 });
 
+/** A config/crl duration as the reference shows its defaults: `72h`, `15m`, `90s`. */
+const shortDuration = (s: number) => (s >= 3600 && s % 3600 === 0 ? `${s / 3600}h` : s >= 60 && s % 60 === 0 ? `${s / 60}m` : `${s}s`);
+
+/** config/crl on the wire. */
+const crlWire = (c: CrlConfig) => ({
+  expiry: shortDuration(c.expiry),
+  disable: c.disable,
+  ocsp_disable: c.ocspDisable,
+  ocsp_expiry: shortDuration(c.ocspExpiry),
+  auto_rebuild: c.autoRebuild,
+  auto_rebuild_grace_period: shortDuration(c.autoRebuildGracePeriod),
+  enable_delta: c.enableDelta,
+  delta_rebuild_interval: shortDuration(c.deltaRebuildInterval),
+});
+
 export const adminPaths = [
   definePath({
     pattern: 'revoke',
@@ -86,18 +102,36 @@ export const adminPaths = [
   }),
   definePath({
     pattern: 'config/crl',
-    fields: { expiry: f.duration({ default: 72 * 3600 }), disable: f.bool({ default: false }) },
-    help: 'CRL validity and whether revoked entries are listed.',
+    fields: {
+      expiry: f.duration({ description: 'how long a complete CRL is valid (72h)' }),
+      disable: f.bool({ description: 'publish empty CRLs' }),
+      ocsp_disable: f.bool({ description: 'the OCSP responder answers unauthorized' }),
+      ocsp_expiry: f.duration({ description: "an OCSP answer's validity (nextUpdate; 0: none; 1h)" }),
+      auto_rebuild: f.bool({ description: 'rebuild complete CRLs by schedule instead of on each revocation' }),
+      auto_rebuild_grace_period: f.duration({ description: "how long before a complete CRL's nextUpdate the schedule rebuilds it (12h)" }),
+      enable_delta: f.bool({ description: 'delta CRLs beside the complete one (needs auto_rebuild)' }),
+      delta_rebuild_interval: f.duration({ description: 'how often the schedule rebuilds delta CRLs (15m)' }),
+    },
+    help: "The CRL and OCSP settings; a write changes only the fields it names, as in OpenBao.",
     operations: {
-      read: async (req) => {
-        const c = await new PkiRepository(req.deps, req.part).config('crl');
-        return {
-          data: { expiry: `${c.expiry / 3600 >= 1 && c.expiry % 3600 === 0 ? `${c.expiry / 3600}h` : `${c.expiry}s`}`, disable: c.disable },
-        };
-      },
+      read: async (req) => ({ data: crlWire(await new PkiRepository(req.deps, req.part).config('crl')) }),
       write: async (req) => {
-        await new PkiRepository(req.deps, req.part).writeConfig('crl', { expiry: Math.max(1, req.data.expiry), disable: req.data.disable });
+        const repo = new PkiRepository(req.deps, req.part);
+        const d = req.data;
+        const c = await repo.config('crl');
+        const next = checkCrlConfig({
+          expiry: d.expiry ?? c.expiry,
+          disable: d.disable ?? c.disable,
+          ocspDisable: d.ocsp_disable ?? c.ocspDisable,
+          ocspExpiry: d.ocsp_expiry ?? c.ocspExpiry,
+          autoRebuild: d.auto_rebuild ?? c.autoRebuild,
+          autoRebuildGracePeriod: d.auto_rebuild_grace_period ?? c.autoRebuildGracePeriod,
+          enableDelta: d.enable_delta ?? c.enableDelta,
+          deltaRebuildInterval: d.delta_rebuild_interval ?? c.deltaRebuildInterval,
+        });
+        await repo.writeConfig('crl', next);
         await rebuildAllCrls(req.deps, req.part).catch(() => undefined);
+        return { data: crlWire(next) };
       },
     },
   }),
