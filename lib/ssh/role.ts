@@ -44,6 +44,8 @@ export type Role = {
   notBeforeDuration?: number;
   /** The issuer a ca role signs with (an id, a name or `default`), resolved when signing; absent on roles stored before the field: `default`. */
   issuerRef?: string;
+  /** Signed certificates are not recorded (so not revocable by serial or key id); ca roles only; absent on roles stored before the field: false. */
+  noStore?: boolean;
 };
 
 export const DEFAULT_NOT_BEFORE_SECONDS = 30;
@@ -67,6 +69,7 @@ export function buildRole(input: RoleInput): Role {
   // Templates are resolved when signing; an otp or dynamic role would compare them as text.
   if (role.allowedUsersTemplate || role.defaultUserTemplate)
     throw new InvalidInput('allowed_users_template and default_user_template apply to ca roles only');
+  if (role.noStore) throw new InvalidInput('no_store applies to ca roles only');
   if (kind === 'dynamic') {
     if (!role.key) throw new InvalidInput('missing key name');
     if (!role.adminUser) throw new InvalidInput('missing admin_user');
@@ -175,5 +178,6 @@ function caRoleView(role: Role): Record<string, unknown> {
     algorithm_signer: role.algorithmSigner || 'default',
     not_before_duration: role.notBeforeDuration ?? DEFAULT_NOT_BEFORE_SECONDS,
     issuer_ref: role.issuerRef ?? DEFAULT_REF,
+    no_store: role.noStore ?? false,
   };
 }

@@ -2,7 +2,7 @@
 import { InvalidInput } from '../domain-errors';
 import { grantTtl, type TtlRule } from '../lease-ttl';
 import { criticalOptions, extensions } from './cert-options';
-import { randomSerial, signCertificate, type CaSigner } from './certificate';
+import { randomSerial, signCertificate, type CaSigner, type CertTemplate } from './certificate';
 import { checkKeyLength } from './key-lengths';
 import { hostPrincipals, userPrincipals, type Caller } from './principals';
 import { keyHash, parseUserKey, type UserKey } from './public-key';
@@ -31,6 +31,8 @@ export interface Signed {
   serialNumber: string;
   signedKey: string;
   ttl: number;
+  /** What the certificate says, for its record (cert-records.ts). */
+  cert: Pick<CertTemplate, 'serial' | 'certType' | 'keyId' | 'principals' | 'validAfter' | 'validBefore'>;
 }
 
 /** The reference's SSH signing: a role's max_ttl replaces the mount's; an explicit ttl above it is refused. */
@@ -94,20 +96,23 @@ export function signKey(role: Role, ca: CaSigner, input: SignInput, ctx: SignCon
   const signer = rsaSignerFor(role, ca);
   const now = BigInt(Math.floor(ctx.nowMs / 1000));
   const serial = randomSerial();
+  const cert = {
+    serial,
+    certType,
+    keyId: certKeyId(role, input.keyId, key, ctx),
+    principals,
+    validAfter: validAfter(now, role),
+    validBefore: now + BigInt(ttl),
+  };
   const signedKey = signCertificate(
     {
+      ...cert,
       key,
-      serial,
-      certType,
-      keyId: certKeyId(role, input.keyId, key, ctx),
-      principals,
-      validAfter: validAfter(now, role),
-      validBefore: now + BigInt(ttl),
       criticalOptions: criticalOptions(role, input.criticalOptions),
       extensions: certType === 'user' ? extensions(role, input.extensions) : {},
     },
     ca,
     signer,
   );
-  return { serialNumber: serial.toString(16), signedKey, ttl };
+  return { serialNumber: serial.toString(16), signedKey, ttl, cert };
 }

@@ -41,6 +41,13 @@ export class WireReader {
     return this.buf.subarray(start, start + n);
   }
 
+  /** The next `n` bytes as they are (a uint32 or uint64 field). */
+  fixed(n: number): Buffer {
+    if (this.at + n > this.buf.length) throw new Error('truncated SSH data');
+    this.at += n;
+    return this.buf.subarray(this.at - n, this.at);
+  }
+
   /** What is left after the strings read so far. */
   rest(): Buffer {
     return this.buf.subarray(this.at);

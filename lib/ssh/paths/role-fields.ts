@@ -38,6 +38,11 @@ export const roleFields = {
     description: 'How far back certificates start (ValidAfter = now minus this); default 30s.',
   }),
   issuer_ref: f.string({ default: 'default', description: "The issuer a ca role signs with: an issuer's id, its name, or default." }),
+  no_store: f.bool({
+    default: false,
+    description:
+      'Do not record signed certificates (ca roles): they can then be revoked only by the certificate itself, not by serial_number or key_id.',
+  }),
 };
 
 export type RoleFieldValues = FieldValues<typeof roleFields>;
@@ -74,5 +79,6 @@ export function roleInput(d: RoleFieldValues): RoleInput {
     algorithmSigner: d.algorithm_signer,
     notBeforeDuration: d.not_before_duration,
     issuerRef: d.issuer_ref,
+    noStore: d.no_store,
   };
 }

@@ -2,11 +2,13 @@
 import { f, type FieldValues } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
 import { requireRole } from '../../http/role-required';
+import { CertRecords, serialHex } from '../cert-records';
 import { issueKey } from '../issue';
 import { DEFAULT_REF } from '../issuer-ref';
 import type { LoadedIssuer } from '../issuer-store';
 import { signingIssuer } from '../issuers';
 import type { Role } from '../role';
+import { recordSigned, type CertRevoke } from '../revoke';
 import { signKey, type Signed, type SignContext } from '../sign';
 import { SshStore } from '../ssh-store';
 import { sshRole } from './ssh-role';
@@ -44,11 +46,18 @@ async function signing(req: NamedReq): Promise<Signing> {
   return { role, ca, ctx };
 }
 
-/** The answer of both: the certificate, extra data, and the secret the edge leases (non-renewable, nothing to revoke). */
-function answer(signed: Signed, extra: Record<string, string> = {}): Result {
+/**
+ * The answer of both: the certificate, extra data, and the secret the edge leases
+ * (non-renewable). The certificate is recorded first (unless the role says no_store), and
+ * revoking the lease revokes it (engine.ts).
+ */
+async function answer(req: NamedReq, s: Signing, signed: Signed, extra: Record<string, string> = {}): Promise<Result> {
+  const stored = !s.role.noStore;
+  if (stored) await recordSigned(new CertRecords(req.part), signed, s.ca);
+  const revoke: CertRevoke = stored ? { kind: 'cert', serial: serialHex(signed.cert.serial) } : { kind: 'cert' };
   return {
     data: { serial_number: signed.serialNumber, signed_key: signed.signedKey, ...extra },
-    secret: { revoke: { kind: 'cert' }, ttl: signed.ttl },
+    secret: { revoke, ttl: signed.ttl },
   };
 }
 
@@ -71,11 +80,11 @@ export const signPaths = [
     help: 'Sign an SSH public key as a user or host certificate.',
     operations: {
       write: async (req) => {
-        const { role, ca, ctx } = await signing(req);
+        const s = await signing(req);
         const d = req.data;
         const input = { ...certRequest(d), publicKey: d.public_key };
         // OpenBao 2.3 names the issuer in sign's answer.
-        return answer(signKey(role, ca, input, ctx), { issuer_id: ca.id });
+        return answer(req, s, signKey(s.role, s.ca, input, s.ctx), { issuer_id: s.ca.id });
       },
     },
   }),
@@ -89,11 +98,11 @@ export const signPaths = [
     help: 'Generate a key pair and sign its public key as a user or host certificate.',
     operations: {
       write: async (req) => {
-        const { role, ca, ctx } = await signing(req);
+        const s = await signing(req);
         const d = req.data;
         const input = { ...certRequest(d), keyType: d.key_type, keyBits: d.key_bits };
-        const issued = await issueKey(role, ca, input, ctx);
-        return answer(issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
+        const issued = await issueKey(s.role, s.ca, input, s.ctx);
+        return answer(req, s, issued, { private_key: issued.privateKey, private_key_type: issued.privateKeyType });
       },
     },
   }),
