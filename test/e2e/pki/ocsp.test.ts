@@ -227,3 +227,94 @@ describe('openssl ocsp', () => {
     expect(right.out).toContain('Response verify OK');
   });
 });
+
+describe('GnuTLS ocsptool', () => {
+  const ask = (leaf: string) =>
+    tool('ocsptool', [`--ask=${ocspUrl()}`, '--load-issuer', file('ca.pem'), '--load-cert', file(`${leaf}.pem`), '--nonce']);
+
+  it('good: the answer verified against the issuer, the nonce matched', async () => {
+    const r = await ask('good');
+    expect(r.ok, r.out).toBe(true);
+    expect(r.out).toMatch(/Certificate Status: good/);
+    expect(r.out).toMatch(/Verifying OCSP Response: Success/);
+    expect(r.out).toMatch(/Nonce: [0-9a-f]+/);
+    expect(r.out).not.toMatch(/nonce mismatch/i);
+  });
+
+  it('revoked, with its time', async () => {
+    const r = await ask('reason');
+    expect(r.out).toMatch(/Certificate Status: revoked/);
+    expect(r.out).toMatch(/Revocation time: \w+ \w+ +\d+ \d\d:\d\d:\d\d UTC \d{4}/);
+    expect(r.out).toMatch(/Verifying OCSP Response: Success/);
+  });
+});
+
+describe("Java's PKIX validator with OCSP revocation checking", () => {
+  const java = (leaf: string) =>
+    tool('java', [
+      '-Djdk.security.certpath.ocspNonce=true',
+      join(import.meta.dirname, '../../helpers/PkixOcsp.java'),
+      file('ca.pem'),
+      file(`${leaf}.pem`),
+    ]);
+
+  it('a good certificate validates, asking the responder its AIA names', async () => {
+    const r = await java('java-good');
+    expect(r.out.trim()).toBe('VALID');
+  });
+
+  it('a revoked certificate fails with a revoked reason', async () => {
+    const r = await java('java-revoked');
+    expect(r.ok).toBe(false);
+    expect(r.out).toMatch(/^REVOKED UNSPECIFIED \d{4}-/m);
+    const withReason = await java('reason');
+    expect(withReason.out).toMatch(/^REVOKED KEY_COMPROMISE /m);
+  });
+});
+
+describe('golang.org/x/crypto/ocsp', () => {
+  const post = async (request: string) => {
+    const res = await fetch(ocspUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: Buffer.from(request, 'base64'),
+    });
+    return { status: res.status, der: Buffer.from(await res.arrayBuffer()) };
+  };
+
+  it.each(['sha1', 'sha256'] as const)(
+    'a request hashed with %s: good, revoked, the signature verified against the issuer',
+    async (hash) => {
+      for (const [leaf, status, reason] of [
+        ['good', 'good', 0],
+        ['revoked', 'revoked', 0],
+        ['reason', 'revoked', 1],
+      ] as const) {
+        const req = await go.request(leaves[leaf]!.certificate, ca.pem, hash);
+        expect(req.ok, req.error).toBe(true);
+        const r = await post(req.request!);
+        expect(r.status).toBe(200);
+        const a = await go.response(r.der, ca.pem);
+        expect(a.ok, a.error).toBe(true);
+        expect(a.status).toBe(status);
+        expect(a.serial).toBe(leaves[leaf]!.serial.replace(/:/g, '').replace(/^0+/, ''));
+        expect(a.reason).toBe(reason);
+        expect(a.next_update).toBeDefined();
+      }
+    },
+  );
+
+  it('an answer signed by another issuer fails verification', async () => {
+    const other = await ok('POST', 'root/generate/internal', {
+      common_name: 'Other Root',
+      issuer_name: 'other',
+      ttl: '8760h',
+      key_type: 'ec',
+    });
+    const req = await go.request(leaves.good!.certificate, ca.pem);
+    const r = await post(req.request!);
+    const a = await go.response(r.der, other.certificate as string);
+    expect(a.ok).toBe(false);
+    expect(a.error).toMatch(/signature|verification/i);
+  });
+});
