@@ -23,6 +23,8 @@ export interface SshdOptions {
   hostCertificate?: string;
   /** Reuse a host key (e.g. one signed beforehand). */
   hostKey?: KeyFiles;
+  /** A KRL (or revoked keys file): sshd's RevokedKeys, read at each login. */
+  revokedKeys?: string;
 }
 
 export function freePort(): Promise<number> {
@@ -86,6 +88,7 @@ export async function startSshd(o: SshdOptions = {}): Promise<Sshd> {
     'LogLevel VERBOSE',
     ...(o.trustedUserCa ? [`TrustedUserCAKeys ${o.trustedUserCa}`] : []),
     ...(o.hostCertificate ? [`HostCertificate ${o.hostCertificate}`] : []),
+    ...(o.revokedKeys ? [`RevokedKeys ${o.revokedKeys}`] : []),
   ];
   const cfg = join(dir, 'sshd_config');
   writeFileSync(cfg, lines.join('\n') + '\n');
