@@ -318,3 +318,156 @@ describe('golang.org/x/crypto/ocsp', () => {
     expect(a.error).toMatch(/signature|verification/i);
   });
 });
+
+describe('bad input: an OCSP answer naming the problem, never a 500', () => {
+  const MALFORMED = Buffer.from('30030a0101', 'hex');
+  const UNAUTHORIZED = Buffer.from('30030a0106', 'hex');
+  const postRaw = async (body: Uint8Array) => {
+    const res = await svc.app.request('http://localhost/v1/pki/ocsp', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/ocsp-request' },
+    });
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') };
+  };
+  const getRaw = async (path: string) => {
+    const res = await svc.app.request(`http://localhost/v1/pki/ocsp/${path}`);
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') };
+  };
+  const goodRequest = async () => Buffer.from((await go.request(leaves.good!.certificate, ca.pem)).request!, 'base64');
+  const deep = (() => {
+    let d = Buffer.from('0500', 'hex');
+    for (let i = 0; i < 1000; i++) {
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(d.length);
+      d = Buffer.concat([Buffer.from([0x30, 0x84]), len, d]);
+    }
+    return d;
+  })();
+
+  it.each([
+    ['garbage', Buffer.from('this is a bad request')],
+    ['empty', Buffer.alloc(0)],
+    ['deep nesting', deep],
+    ['a SEQUENCE claiming more than it holds', Buffer.from('3084ffffffff3000', 'hex')],
+    ['indefinite length', Buffer.from('3080300000', 'hex')],
+  ])('POST %s: malformedRequest (400)', async (_, body) => {
+    const r = await postRaw(body);
+    expect(r.status).toBe(400);
+    expect(r.type).toBe('application/ocsp-response');
+    expect(r.body.equals(MALFORMED)).toBe(true);
+  });
+
+  it('POST truncated, or with trailing data: malformedRequest', async () => {
+    const req = await goodRequest();
+    for (const cut of [1, 2, 10, req.length - 1]) expect((await postRaw(req.subarray(0, cut))).status).toBe(400);
+    expect((await postRaw(Buffer.concat([req, Buffer.from([0])]))).status).toBe(400);
+  });
+
+  it('POST of 1 MB: refused with a clear 4xx; 8 KB: malformedRequest', async () => {
+    const big = await postRaw(Buffer.alloc(1 << 20, 0x30));
+    expect([400, 413]).toContain(big.status);
+    const r = await postRaw(Buffer.concat([Buffer.from([0x30, 0x82, 0x20, 0x00]), Buffer.alloc(0x2000)]));
+    expect(r.status).toBe(400);
+    expect(r.body.equals(MALFORMED)).toBe(true);
+  });
+
+  it.each([
+    ['not base64', 'not*base64!'],
+    ['base64 of garbage', Buffer.from('garbage garbage').toString('base64')],
+    ['a huge path', 'A'.repeat(20_000)],
+  ])('GET %s: malformedRequest (400)', async (_, path) => {
+    const r = await getRaw(path);
+    expect(r.status).toBe(400);
+    expect(r.body.equals(MALFORMED)).toBe(true);
+  });
+
+  it('GET with a broken escape: a 400 naming it (the edge decodes the path)', async () => {
+    const r = await getRaw('%ZZ%ZZ');
+    expect(r.status).toBe(400);
+  });
+
+  it('GET with base64 holding "/" and "+", sent raw, escaped, or URL-safe: answered', async () => {
+    for (let i = 0; i < 40; i++) {
+      const b64 = (await goodRequest()).toString('base64');
+      if (!/[/+]/.test(b64)) continue;
+      for (const path of [b64, encodeURIComponent(b64), b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')]) {
+        const r = await getRaw(path);
+        expect(r.status, path).toBe(200);
+        expect((await go.response(r.body, ca.pem)).status).toBe('good');
+      }
+      return;
+    }
+    throw new Error('no request with "/" or "+" in 40 tries');
+  });
+
+  it('an unknown issuer: unknown, signed by the default issuer; an unknown serial: unknown', async () => {
+    const foreign = await tool('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      file('f.key'),
+      '-subj',
+      '/CN=Foreign',
+      '-days',
+      '1',
+      '-out',
+      file('foreign.pem'),
+    ]);
+    expect(foreign.ok, foreign.out).toBe(true);
+    const foreignPem = readFileSync(file('foreign.pem'), 'utf8');
+    const req = await go.request(leaves.good!.certificate, foreignPem);
+    const r = await postRaw(Buffer.from(req.request!, 'base64'));
+    expect(r.status).toBe(200);
+    const a = await go.response(r.body, ca.pem);
+    expect(a.ok, a.error).toBe(true);
+    expect(a.status).toBe('unknown');
+    const serial = await tool('openssl', ['ocsp', '-issuer', file('ca.pem'), '-serial', '0x01', '-no_nonce', '-reqout', file('u.der')]);
+    expect(serial.ok, serial.out).toBe(true);
+    const u = await go.response((await postRaw(readFileSync(file('u.der')))).body, ca.pem);
+    expect(u.status).toBe('unknown');
+  });
+
+  it('an issuer without the ocsp-signing usage: unauthorized (401); restored: answered', async () => {
+    const issuer = (await ok('GET', 'issuer/default')) as Data;
+    await ok('PATCH', 'issuer/default', { usage: 'read-only,issuing-certificates,crl-signing' });
+    try {
+      const r = await postRaw(await goodRequest());
+      expect(r.status).toBe(401);
+      expect(r.body.equals(UNAUTHORIZED)).toBe(true);
+    } finally {
+      await ok('PATCH', 'issuer/default', { usage: issuer.usage });
+    }
+    expect((await postRaw(await goodRequest())).status).toBe(200);
+  });
+
+  it('config/crl ocsp_disable: unauthorized (401) by POST and GET; ocsp_expiry 0: no nextUpdate', async () => {
+    await ok('POST', 'config/crl', { ocsp_disable: true });
+    try {
+      const req = await goodRequest();
+      for (const r of [await postRaw(req), await getRaw(encodeURIComponent(req.toString('base64')))]) {
+        expect(r.status).toBe(401);
+        expect(r.body.equals(UNAUTHORIZED)).toBe(true);
+      }
+    } finally {
+      await ok('POST', 'config/crl', { ocsp_disable: false, ocsp_expiry: 0 });
+    }
+    try {
+      const a = await go.response((await postRaw(await goodRequest())).body, ca.pem);
+      expect(a.status).toBe('good');
+      expect(a.next_update).toBeUndefined();
+    } finally {
+      await ok('POST', 'config/crl', { ocsp_expiry: '1h' });
+    }
+  });
+
+  it('no token needed, and none of these answers is a 500', async () => {
+    const r = await fetch(ocspUrl(), { method: 'POST', body: await goodRequest() });
+    expect(r.status).toBe(200);
+  });
+});
