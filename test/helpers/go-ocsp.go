@@ -8,7 +8,8 @@
 //	  ocsp.CreateRequest: answers the DER request, base64
 //	{"op":"response","response":base64 DER,"issuer":PEM}
 //	  ocsp.ParseResponse(der, issuer): the signature checked against the issuer; answers the
-//	  status, serial, times, reason and the nonce extension's value, if any
+//	  status, serial, times and reason (x/crypto/ocsp does not expose responseExtensions: the
+//	  nonce is checked by openssl, GnuTLS and Java)
 package main
 
 import (
@@ -44,7 +45,6 @@ type answer struct {
 	NextUpdate string `json:"next_update,omitempty"`
 	RevokedAt  string `json:"revoked_at,omitempty"`
 	Reason     int    `json:"reason"`
-	Nonce      string `json:"nonce,omitempty"`
 }
 
 func parseCert(text string) (*x509.Certificate, error) {
@@ -97,11 +97,6 @@ func handle(r request) (answer, error) {
 		}
 		if !resp.NextUpdate.IsZero() {
 			a.NextUpdate = resp.NextUpdate.Format(time.RFC3339)
-		}
-		for _, e := range resp.Extensions {
-			if e.Id.String() == "1.3.6.1.5.5.7.48.1.2" {
-				a.Nonce = hex.EncodeToString(e.Value)
-			}
 		}
 		return a, nil
 	}

@@ -21,8 +21,6 @@ export interface GoOcspAnswer {
   next_update?: string;
   revoked_at?: string;
   reason: number;
-  /** The nonce extension's value (hex), when the answer carries one. */
-  nonce?: string;
 }
 
 const SOURCE = join(import.meta.dirname, 'go-ocsp.go');
