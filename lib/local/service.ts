@@ -4,7 +4,8 @@
  * (DATA_DIR/store, lib/store/level-store.ts; a dynalite DATA_DIR/db is copied into it once), or
  * with LOCAL_STORE=dynalite the DynamoDB store on dynalite (DATA_DIR/db). First start
  * initialises (the root token is returned once and written to DATA_DIR/root-token, mode 0600).
- * The lease sweeper runs on a timer, as its schedule does when deployed.
+ * The lease sweeper runs on a timer, as its schedule does when deployed, and with it the PKI
+ * schedule (due CRL rebuilds, auto-tidy), as functions/pki-tidy.ts does deployed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +21,7 @@ import { LevelStore } from '../store/level-store';
 import { migrateFromDynalite } from '../store/migrate-dynalite';
 import { ensureTable } from '../store/setup';
 import { initialize, isInitialized } from '../sys/init';
+import { pkiSchedule } from '../pki/auto-tidy';
 import { sweep } from '../sys/sweeper';
 import { localApp } from './app';
 import { listen } from './http-server';
@@ -119,7 +121,7 @@ async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps:
   return { deps, close: () => store.close() };
 }
 
-/** One sweep at a time, as the scheduled function runs: a long one is not joined by the next. Returns the stop. */
+/** One sweep (then the PKI schedule) at a time, as the scheduled functions run: a long one is not joined by the next. Returns the stop. */
 function startSweeper(deps: Deps): () => void {
   let sweeping = false;
   const timer = setInterval(() => {
@@ -128,6 +130,9 @@ function startSweeper(deps: Deps): () => void {
     sweep(deps, 50_000)
       .then((r) => (r.leasesRevoked || r.leasesFailed || r.tokensRemoved) && logInfo('sweep', { function: 'sweeper', ...r }))
       .catch((e) => logError('sweep-fault', { function: 'sweeper' }, e))
+      .then(() => pkiSchedule(deps, Date.now() + 50_000))
+      .then((r) => r.crl.some((m) => m.complete || m.delta || m.failed) && logInfo('pki-schedule', { function: 'pki-tidy', crl: r.crl }))
+      .catch((e) => logError('pki-schedule-fault', { function: 'pki-tidy' }, e))
       .finally(() => (sweeping = false));
   }, sweepInterval());
   timer.unref();

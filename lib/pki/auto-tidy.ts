@@ -1,5 +1,9 @@
-/** The scheduled tidy: per pki mount, start a tidy when auto-tidy is due, resume one cut short. */
+/**
+ * The scheduled PKI work: per pki mount, start a tidy when auto-tidy is due, resume one cut
+ * short; and the CRL rebuilds config/crl auto_rebuild and enable_delta ask for (crl-schedule.ts).
+ */
 import type { Deps } from '../deps';
+import { scheduledCrls, type CrlScheduleReport } from './crl-schedule';
 import { mountPartition } from '../mount-partition';
 import { PkiRepository } from './repository';
 import { claimTidy, isLive, runTidy, tidyStatus } from './tidy';
@@ -37,4 +41,13 @@ export async function autoTidy(deps: Deps, deadline: number): Promise<{ mount: s
     out.push({ mount: m.path, ran: true, finished: await runTidy(deps, part, deadline) });
   }
   return out;
+}
+
+/** Everything the PKI schedule does (functions/pki-tidy.ts; the local service on the sweeper's timer): CRLs first, they are due at a time. */
+export async function pkiSchedule(
+  deps: Deps,
+  deadline: number,
+): Promise<{ crl: CrlScheduleReport[]; tidy: Awaited<ReturnType<typeof autoTidy>> }> {
+  const crl = await scheduledCrls(deps, deadline);
+  return { crl, tidy: await autoTidy(deps, deadline) };
 }

@@ -5,6 +5,8 @@ export type UrlsConfig = {
   issuingCertificates: string[];
   crlDistributionPoints: string[];
   ocspServers: string[];
+  /** Where delta CRLs are (Freshest CRL extension of complete CRLs and certificates); absent (a record of before): none. */
+  deltaCrlDistributionPoints?: string[];
   /** `{{issuer_id}}` and `{{cluster_path}}` filled per issuer (urls.ts); absent (a record of before): false. */
   enableTemplating?: boolean;
 };

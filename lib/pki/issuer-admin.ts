@@ -94,8 +94,7 @@ async function checkSettings(repo: PkiRepository, self: IssuerRecord, s: IssuerS
   checkUrls('issuing_certificates', s.issuingCertificates, t);
   checkUrls('crl_distribution_points', s.crlDistributionPoints, t);
   checkUrls('ocsp_servers', s.ocspServers, t);
-  if (s.deltaCrlDistributionPoints.length)
-    throw new InvalidInput('delta_crl_distribution_points: this mount builds no delta CRLs, so none may be named');
+  checkUrls('delta_crl_distribution_points', s.deltaCrlDistributionPoints, t);
   const manualChain = await manualChainIds(repo, self, s.manualChain);
   return { ...s, usage, manualChain };
 }

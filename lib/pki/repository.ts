@@ -134,7 +134,7 @@ export class PkiRepository {
   async deleteIssuer(id: string): Promise<void> {
     await this.ready();
     await this.part.delete(ISSUER + id);
-    await this.part.delete(`crl/${id}`);
+    for (const key of [`crl/${id}`, `crl-base/${id}`, `crl-delta/${id}`, `crl-number/${id}`]) await this.part.delete(key);
     invalidate(this.deps.store, this.cacheKey(ISSUER + id));
   }
 

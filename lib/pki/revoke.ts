@@ -1,12 +1,14 @@
 /**
  * Revocation: idempotent (a second call returns the first time), refused for an issuer's own
  * certificate, written ahead of the CRL rebuild so a crash leaves a revocation the next rebuild
- * picks up. The revocation names the certificate's issuer, whose CRL lists it.
+ * picks up. The revocation names the certificate's issuer, whose CRL lists it. What is rebuilt
+ * then follows config/crl (crl.ts afterRevocation): the complete CRLs, or with auto_rebuild the
+ * delta CRLs when enabled (a repeated call puts a revocation a crash left off the delta list on it).
  */
 import type { Deps } from '../deps';
 import { ExistsError, InvalidInput, NotFoundError } from '../domain-errors';
 import { mutate, type Partition } from '../store/store';
-import { rebuildGroupCrls } from './crl';
+import { afterRevocation } from './crl';
 import { pkiRepository } from './issuer';
 import { issuerIdOf } from './issuer-id';
 import { parseCertificate } from './parse';
@@ -39,9 +41,10 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, 
   } catch (e) {
     if (!(e instanceof ExistsError)) throw e;
     const first = await part.get<RevokedRecord>(`revoked/${key}`);
+    if (first) await afterRevocation(deps, part, first.value, true);
     return first?.value.revokedAt ?? record.revokedAt;
   }
   await mutate<CertRecord>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
-  await rebuildGroupCrls(deps, part, issuerId);
+  await afterRevocation(deps, part, record);
   return record.revokedAt;
 }

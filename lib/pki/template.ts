@@ -8,6 +8,7 @@ import {
   certificatePolicies,
   crlDistributionPoints,
   EXT_KEY_USAGES,
+  freshestCrl,
   extKeyUsage,
   keyUsage,
   nameConstraints,
@@ -34,6 +35,7 @@ export interface LeafChoices {
 
 const distribution = (urls: UrlsConfig) => [
   crlDistributionPoints(urls.crlDistributionPoints),
+  freshestCrl(urls.deltaCrlDistributionPoints ?? []),
   authorityInfoAccess(urls.issuingCertificates, urls.ocspServers),
 ];
 

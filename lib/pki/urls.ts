@@ -35,7 +35,8 @@ export function checkUrls(field: string, urls: string[], templating: boolean): s
   return urls;
 }
 
-const anyUrl = (u: UrlsConfig) => u.issuingCertificates.length + u.crlDistributionPoints.length + u.ocspServers.length > 0;
+const anyUrl = (u: UrlsConfig) =>
+  u.issuingCertificates.length + u.crlDistributionPoints.length + u.ocspServers.length + (u.deltaCrlDistributionPoints?.length ?? 0) > 0;
 
 /** The URLs the certificates `issuer` signs carry, templates filled. */
 export async function aiaUrls(repo: PkiRepository, issuer: IssuerRecord): Promise<UrlsConfig> {
@@ -43,6 +44,7 @@ export async function aiaUrls(repo: PkiRepository, issuer: IssuerRecord): Promis
     issuingCertificates: issuer.issuingCertificates,
     crlDistributionPoints: issuer.crlDistributionPoints,
     ocspServers: issuer.ocspServers,
+    deltaCrlDistributionPoints: issuer.deltaCrlDistributionPoints ?? [],
   };
   if (anyUrl(own)) return issuer.enableAiaUrlTemplating ? fill(repo, own, issuer.id) : own;
   const mount = await repo.cachedConfig('urls');
@@ -68,11 +70,14 @@ async function fill(repo: PkiRepository, urls: UrlsConfig, issuerId: string): Pr
     issuingCertificates: urls.issuingCertificates.map(one),
     crlDistributionPoints: urls.crlDistributionPoints.map(one),
     ocspServers: urls.ocspServers.map(one),
+    deltaCrlDistributionPoints: (urls.deltaCrlDistributionPoints ?? []).map(one),
   };
 }
 
 /** The URLs a new self-signed root carries: the mount's untemplated ones (no issuer id exists yet to fill a template with). */
 export async function selfSignedUrls(repo: PkiRepository): Promise<UrlsConfig> {
   const mount = await repo.config('urls');
-  return mount.enableTemplating ? { issuingCertificates: [], crlDistributionPoints: [], ocspServers: [] } : mount;
+  return mount.enableTemplating
+    ? { issuingCertificates: [], crlDistributionPoints: [], ocspServers: [], deltaCrlDistributionPoints: [] }
+    : mount;
 }

@@ -1,7 +1,11 @@
-/** The X.509 v2 CRL (RFC 5280 section 5), built directly and signed by the issuer's signer. */
+/**
+ * The X.509 v2 CRL (RFC 5280 section 5), built directly and signed by the issuer's signer: a
+ * complete CRL (with a Freshest CRL extension naming where its deltas are, when given) or a
+ * delta CRL (with the critical Delta CRL Indicator naming its base's CRL number, 5.2.4).
+ */
 import type { SignatureAlgorithm, Signer } from '../../keys/signer';
 import { explicit, int, seq, time, tlv, uint } from './asn1';
-import { authorityKeyId, ext } from './extensions';
+import { authorityKeyId, ext, freshestCrl } from './extensions';
 import { signed } from './certificate';
 
 export interface RevokedEntry {
@@ -19,12 +23,14 @@ export interface CrlParts {
   nextUpdate: number;
   number: number;
   revoked: RevokedEntry[];
+  /** A delta CRL: the CRL number of the complete CRL it is based on (Delta CRL Indicator, critical). */
+  deltaBase?: number;
+  /** A complete CRL: the delta CRL distribution points (Freshest CRL extension, 5.2.6). */
+  freshest?: string[];
 }
 
 export async function buildCrl(p: CrlParts, signer: Signer, alg: SignatureAlgorithm): Promise<Buffer> {
-  const entries = p.revoked.map((r) =>
-    seq(uint(r.serial), time(r.revokedAt), r.reason ? seq(ext('2.5.29.21', false, tlv(0x0a, Buffer.from([r.reason])))) : undefined),
-  );
+  const entries = p.revoked.map(entry);
   const tbs = seq(
     int(1),
     alg.der,
@@ -32,7 +38,26 @@ export async function buildCrl(p: CrlParts, signer: Signer, alg: SignatureAlgori
     time(p.thisUpdate),
     time(p.nextUpdate),
     entries.length ? seq(...entries) : undefined,
-    explicit(0, seq(authorityKeyId(p.issuerKeyId), ext('2.5.29.20', false, int(p.number)))),
+    explicit(
+      0,
+      seq(
+        authorityKeyId(p.issuerKeyId),
+        ext('2.5.29.20', false, int(p.number)),
+        p.deltaBase !== undefined ? ext('2.5.29.27', true, int(p.deltaBase)) : undefined,
+        p.deltaBase === undefined && p.freshest?.length ? freshestCrl(p.freshest) : undefined,
+      ),
+    ),
   );
   return signed(tbs, signer, alg);
+}
+
+/** One revokedCertificates entry: serial, revocation date, a reasonCode entry extension when a reason is given. */
+const reasons = new Map<number, Buffer>();
+function entry(r: RevokedEntry): Buffer {
+  let reason: Buffer | undefined;
+  if (r.reason) {
+    reason = reasons.get(r.reason);
+    if (!reason) reasons.set(r.reason, (reason = seq(ext('2.5.29.21', false, tlv(0x0a, Buffer.from([r.reason]))))));
+  }
+  return seq(uint(r.serial), time(r.revokedAt), reason);
 }

@@ -106,11 +106,14 @@ export function certificatePolicies(oids: string[]): Buffer | undefined {
   return oids.length ? ext('2.5.29.32', false, seq(...oids.map((o) => seq(oid(o))))) : undefined;
 }
 
-export function crlDistributionPoints(urls: string[]): Buffer | undefined {
+export function crlDistributionPoints(urls: string[], id = '2.5.29.31'): Buffer | undefined {
   if (!urls.length) return undefined;
   const names = urls.map((u) => implicit(6, Buffer.from(u, 'utf8')));
-  return ext('2.5.29.31', false, seq(seq(explicit(0, implicitConstructed(0, Buffer.concat(names))))));
+  return ext(id, false, seq(seq(explicit(0, implicitConstructed(0, Buffer.concat(names))))));
 }
+
+/** Freshest CRL (RFC 5280 4.2.1.15, 5.2.6): where the delta CRLs are, in the CRL distribution points syntax. */
+export const freshestCrl = (urls: string[]): Buffer | undefined => crlDistributionPoints(urls, '2.5.29.46');
 
 export function authorityInfoAccess(issuers: string[], ocsp: string[]): Buffer | undefined {
   const items = [

@@ -1,9 +1,9 @@
-/** revoke, crl/rotate, config/crl, config/urls, tidy, tidy-status, config/auto-tidy. */
+/** revoke, crl/rotate, crl/rotate-delta, config/crl, config/urls, tidy, tidy-status, config/auto-tidy. */
 import { NotFoundError } from '../../domain-errors';
 import { BadRequest } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { rebuildAllCrls } from '../crl';
+import { rebuildAllCrls, rebuildAllDeltas } from '../crl';
 import { logError } from '../../log';
 import { PkiRepository } from '../repository';
 import { revokeSerial } from '../revoke';
@@ -101,6 +101,19 @@ export const adminPaths = [
     },
   }),
   definePath({
+    pattern: 'crl/rotate-delta',
+    readActs: true,
+    fields: {},
+    help: 'Rebuild the delta CRLs now (config/crl enable_delta).',
+    operations: {
+      read: async (req) => {
+        if (await rebuildAllDeltas(req.deps, req.part)) return { data: { success: true } };
+        // OpenBao's words for the same no-op.
+        return { data: { success: true }, warnings: ['requested rebuild of delta CRL when delta CRL is not enabled; this is a no-op'] };
+      },
+    },
+  }),
+  definePath({
     pattern: 'config/crl',
     fields: {
       expiry: f.duration({ description: 'how long a complete CRL is valid (72h)' }),
@@ -112,7 +125,7 @@ export const adminPaths = [
       enable_delta: f.bool({ description: 'delta CRLs beside the complete one (needs auto_rebuild)' }),
       delta_rebuild_interval: f.duration({ description: 'how often the schedule rebuilds delta CRLs (15m)' }),
     },
-    help: "The CRL and OCSP settings; a write changes only the fields it names, as in OpenBao.",
+    help: 'The CRL and OCSP settings; a write changes only the fields it names, as in OpenBao.',
     operations: {
       read: async (req) => ({ data: crlWire(await new PkiRepository(req.deps, req.part).config('crl')) }),
       write: async (req) => {
@@ -141,6 +154,10 @@ export const adminPaths = [
       issuing_certificates: f.list({ default: [] }),
       crl_distribution_points: f.list({ default: [] }),
       ocsp_servers: f.list({ default: [] }),
+      delta_crl_distribution_points: f.list({
+        default: [],
+        description: 'where delta CRLs are: the Freshest CRL extension of complete CRLs and certificates',
+      }),
       enable_templating: f.bool({ default: false, description: 'fill {{issuer_id}} and {{cluster_path}} per issuer' }),
     },
     help: "URLs put into issued certificates, for every issuer without URLs of its own (untemplated: the default issuer's).",
@@ -152,6 +169,7 @@ export const adminPaths = [
             issuing_certificates: u.issuingCertificates,
             crl_distribution_points: u.crlDistributionPoints,
             ocsp_servers: u.ocspServers,
+            delta_crl_distribution_points: u.deltaCrlDistributionPoints ?? [],
             enable_templating: u.enableTemplating ?? false,
           },
         };
@@ -162,6 +180,7 @@ export const adminPaths = [
           issuingCertificates: checkUrls('issuing_certificates', req.data.issuing_certificates, t),
           crlDistributionPoints: checkUrls('crl_distribution_points', req.data.crl_distribution_points, t),
           ocspServers: checkUrls('ocsp_servers', req.data.ocsp_servers, t),
+          deltaCrlDistributionPoints: checkUrls('delta_crl_distribution_points', req.data.delta_crl_distribution_points, t),
           enableTemplating: t,
         });
       },

@@ -1,8 +1,8 @@
-/** Unauthenticated reads (ca, ca_chain, cert/<serial>, crl) and the certificate lists. */
+/** Unauthenticated reads (ca, ca_chain, cert/<serial>, crl, crl/delta, issuer/<ref>/crl/delta) and the certificate lists. */
 import { NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type ReqContext } from '../../http/path';
-import { currentCrl } from '../crl';
+import { currentCrl, currentDeltaCrl } from '../crl';
 import { defaultIssuerRecord, pkiRepository } from '../issuer';
 import { parseCertificate } from '../parse';
 import { onePem, pemBlocks, toPem } from '../pem';
@@ -38,10 +38,26 @@ async function certPem(req: ReqContext, serial: string): Promise<{ pem: string; 
   if (serial === 'ca') return { pem: await caPem(req) };
   if (serial === 'ca_chain') return { pem: chainText(await chain(req, true)) };
   if (serial === 'crl') return { pem: toPem('X509 CRL', await currentCrl(req.deps, req.part)) };
+  if (serial === 'delta-crl') return { pem: await deltaPem(req) };
   const rec = await pkiRepository(req.deps, req.part).certificate(parseSerial(serial));
   if (!rec) throw new NotFound();
   return { pem: toPem('CERTIFICATE', Buffer.from(rec.der, 'base64')), ...(rec.revokedAt ? { revokedAt: rec.revokedAt } : {}) };
 }
+
+/** A delta CRL, PEM; empty while delta CRLs are off (as OpenBao answers when it has none). */
+async function deltaPem(req: ReqContext, issuerRef = 'default'): Promise<string> {
+  const der = await currentDeltaCrl(req.deps, req.part, issuerRef);
+  return der ? toPem('X509 CRL', der) : '';
+}
+
+/** A delta CRL, DER or PEM; no delta (deltas off): 204 and no body, as OpenBao. */
+async function deltaRaw(req: ReqContext, issuerRef: string, pem: boolean) {
+  const der = await currentDeltaCrl(req.deps, req.part, issuerRef);
+  if (!der) return { raw: { body: '', status: 204 } };
+  return { raw: { body: pem ? toPem('X509 CRL', der) : der } };
+}
+
+const issuerRef = { issuer_ref: f.pathParam({ description: 'the issuer: default, its id or its name' }) };
 
 async function listKeys(req: ReqContext, prefix: string) {
   const keys: string[] = [];
@@ -101,6 +117,45 @@ export const readPaths = [
     answers: ['application/x-pem-file'],
   }),
   definePath({
+    pattern: 'crl/delta',
+    fields: {},
+    help: 'The delta CRL of the default issuer, DER (204 while delta CRLs are off).',
+    unauthenticated: ['read'],
+    operations: { read: (req) => deltaRaw(req, 'default', false) },
+    answers: ['application/pkix-crl'],
+  }),
+  definePath({
+    pattern: 'crl/delta/pem',
+    fields: {},
+    help: 'The delta CRL of the default issuer, PEM (204 while delta CRLs are off).',
+    unauthenticated: ['read'],
+    operations: { read: (req) => deltaRaw(req, 'default', true) },
+    answers: ['application/x-pem-file'],
+  }),
+  definePath({
+    pattern: 'issuer/:issuer_ref/crl/delta',
+    fields: issuerRef,
+    unauthenticated: ['read'],
+    help: "An issuer's delta CRL (JSON, the CRL as PEM; empty while delta CRLs are off).",
+    operations: { read: async (req) => ({ data: { crl: await deltaPem(req, req.data.issuer_ref) } }) },
+  }),
+  definePath({
+    pattern: 'issuer/:issuer_ref/crl/delta/der',
+    fields: issuerRef,
+    unauthenticated: ['read'],
+    answers: ['application/pkix-crl'],
+    help: "An issuer's delta CRL, DER (204 while delta CRLs are off).",
+    operations: { read: (req) => deltaRaw(req, req.data.issuer_ref, false) },
+  }),
+  definePath({
+    pattern: 'issuer/:issuer_ref/crl/delta/pem',
+    fields: issuerRef,
+    unauthenticated: ['read'],
+    answers: ['application/x-pem-file'],
+    help: "An issuer's delta CRL, PEM (204 while delta CRLs are off).",
+    operations: { read: (req) => deltaRaw(req, req.data.issuer_ref, true) },
+  }),
+  definePath({
     pattern: 'cert/:serial/raw/pem',
     fields: { serial: f.pathParam() },
     help: 'A certificate, PEM.',
@@ -116,7 +171,9 @@ export const readPaths = [
     operations: {
       read: async (req) => {
         const { pem } = await certPem(req, req.data.serial);
-        return { raw: { body: pemDer(pem), contentType: req.data.serial === 'crl' ? 'application/pkix-crl' : 'application/pkix-cert' } };
+        const crl = req.data.serial === 'crl' || req.data.serial === 'delta-crl';
+        if (!pem) return { raw: { body: '', status: 204, contentType: 'application/pkix-crl' } };
+        return { raw: { body: pemDer(pem), contentType: crl ? 'application/pkix-crl' : 'application/pkix-cert' } };
       },
     },
     answers: ['application/pkix-cert', 'application/pkix-crl'],

@@ -4,7 +4,7 @@
  * {{issuer_id}} and {{cluster_path}}; untemplated mount-wide URLs are the default issuer's, and
  * another issuer without URLs of its own issues nothing (400 naming the two ways out). The URL
  * each leaf names is fetched without a token and checked by openssl: the CRL of its issuer.
- * Also: URLs checked when written, delta_crl_distribution_points refused (no delta CRLs), and
+ * Also: URLs checked when written (delta_crl_distribution_points too), and
  * revocation_signature_algorithm honoured on the CRL, refused when it does not fit the key.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -144,8 +144,10 @@ describe('URLs are checked when written', () => {
     });
   }
 
-  it('delta_crl_distribution_points is refused: no delta CRLs are built', async () => {
-    await refused('PATCH', 'issuer/a', { delta_crl_distribution_points: ['http://a.test/delta.crl'] }, 400, /delta CRLs/);
+  it('delta_crl_distribution_points is checked like the other URLs and kept (test/e2e/pki/crl-delta.test.ts uses it)', async () => {
+    await refused('PATCH', 'issuer/a', { delta_crl_distribution_points: ['not a url'] }, 400, /delta_crl_distribution_points/);
+    const set = await ok('PATCH', 'issuer/a', { delta_crl_distribution_points: ['http://a.test/delta.crl'] });
+    expect(set).toMatchObject({ delta_crl_distribution_points: ['http://a.test/delta.crl'] });
     expect(await ok('PATCH', 'issuer/a', { delta_crl_distribution_points: [] })).toMatchObject({ delta_crl_distribution_points: [] });
   });
 });

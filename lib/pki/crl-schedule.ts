@@ -1,0 +1,75 @@
+/**
+ * The scheduled CRL work of config/crl auto_rebuild, per pki mount (functions/pki-tidy.ts on its
+ * schedule; the local service on the sweeper's timer): an issuer's complete CRL is rebuilt once
+ * within auto_rebuild_grace_period of its nextUpdate (or when it has none), which rebuilds its
+ * delta too; with enable_delta, a delta is rebuilt when delta_rebuild_interval has passed since it
+ * was built and the revocations it would list changed (a revocation whose at-once rebuild
+ * failed), or when it is missing or on an older base. Delta list entries no delta in place needs
+ * any more are removed.
+ */
+import type { Deps } from '../deps';
+import { logError } from '../log';
+import { mountPartition } from '../mount-partition';
+import type { Partition } from '../store/store';
+import { crlGroup, rebuildCrl, rebuildDelta } from './crl';
+import { crlBase, deltaEntries, deltaRecord, digestOf, OVERLAP_MS, pruneDeltaWal } from './crl-delta';
+import { pkiRepository } from './issuer';
+
+export interface CrlScheduleReport {
+  mount: string;
+  complete: number;
+  delta: number;
+  pruned: number;
+  failed: number;
+}
+
+export async function scheduledCrls(deps: Deps, deadline: number): Promise<CrlScheduleReport[]> {
+  const out: CrlScheduleReport[] = [];
+  for (const m of deps.mounts.filter((x) => x.type === 'pki')) {
+    if (deps.now() >= deadline) break;
+    out.push({ mount: m.path, ...(await mountCrls(deps, mountPartition(deps, 'pki', m.path), deadline)) });
+  }
+  return out;
+}
+
+/** One mount's due CRL work; an issuer's failure (its KMS key unreachable) is counted and the others go on. */
+export async function mountCrls(deps: Deps, part: Partition, deadline: number): Promise<Omit<CrlScheduleReport, 'mount'>> {
+  const report = { complete: 0, delta: 0, pruned: 0, failed: 0 };
+  const repo = pkiRepository(deps, part);
+  const config = await repo.config('crl');
+  if (!config.autoRebuild) {
+    report.pruned = await pruneDeltaWal(part, Infinity);
+    return report;
+  }
+  const all = await repo.issuers();
+  let oldestCutoff = Infinity;
+  for (const issuer of all.filter((i) => i.keyId && i.usage.includes('crl-signing'))) {
+    if (deps.now() >= deadline) return report;
+    try {
+      const base = await crlBase(part, issuer.id);
+      if (!base || deps.now() >= base.nextUpdate - config.autoRebuildGracePeriod * 1000) {
+        await rebuildCrl(deps, part, issuer.id);
+        report.complete++;
+      } else if (config.enableDelta) {
+        const delta = await deltaRecord(part, issuer.id);
+        const group = new Set(crlGroup(all, issuer).map((i) => i.id));
+        const due =
+          !delta ||
+          delta.base !== base.number ||
+          (deps.now() >= delta.builtAt + config.deltaRebuildInterval * 1000 &&
+            digestOf(config.disable ? [] : await deltaEntries(repo, group, base)) !== delta.digest);
+        if (due) {
+          await rebuildDelta(deps, part, issuer.id);
+          report.delta++;
+        }
+      }
+      oldestCutoff = Math.min(oldestCutoff, (await crlBase(part, issuer.id))?.cutoff ?? 0);
+    } catch (e) {
+      logError('pki-crl-rebuild-fault', { mount: part.name, issuer: issuer.id }, e);
+      report.failed++;
+      oldestCutoff = 0;
+    }
+  }
+  report.pruned = await pruneDeltaWal(part, config.enableDelta ? oldestCutoff - OVERLAP_MS : Infinity);
+  return report;
+}
