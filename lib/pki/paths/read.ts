@@ -53,7 +53,7 @@ async function deltaPem(req: ReqContext, issuerRef = 'default'): Promise<string>
 /** A delta CRL, DER or PEM; no delta (deltas off): 204 and no body, as OpenBao. */
 async function deltaRaw(req: ReqContext, issuerRef: string, pem: boolean) {
   const der = await currentDeltaCrl(req.deps, req.part, issuerRef);
-  if (!der) return { raw: { body: '', status: 204 } };
+  if (!der) return {};
   return { raw: { body: pem ? toPem('X509 CRL', der) : der } };
 }
 
@@ -172,7 +172,7 @@ export const readPaths = [
       read: async (req) => {
         const { pem } = await certPem(req, req.data.serial);
         const crl = req.data.serial === 'crl' || req.data.serial === 'delta-crl';
-        if (!pem) return { raw: { body: '', status: 204, contentType: 'application/pkix-crl' } };
+        if (!pem) return {};
         return { raw: { body: pemDer(pem), contentType: crl ? 'application/pkix-crl' : 'application/pkix-cert' } };
       },
     },
