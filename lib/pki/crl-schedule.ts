@@ -26,7 +26,7 @@ export interface CrlScheduleReport {
 export async function scheduledCrls(deps: Deps, deadline: number): Promise<CrlScheduleReport[]> {
   const out: CrlScheduleReport[] = [];
   for (const m of deps.mounts.filter((x) => x.type === 'pki')) {
-    if (deps.now() >= deadline) break;
+    if (Date.now() >= deadline) break;
     out.push({ mount: m.path, ...(await mountCrls(deps, mountPartition(deps, 'pki', m.path), deadline)) });
   }
   return out;
@@ -44,7 +44,7 @@ export async function mountCrls(deps: Deps, part: Partition, deadline: number): 
   const all = await repo.issuers();
   let oldestCutoff = Infinity;
   for (const issuer of all.filter((i) => i.keyId && i.usage.includes('crl-signing'))) {
-    if (deps.now() >= deadline) return report;
+    if (Date.now() >= deadline) return report;
     try {
       const base = await crlBase(part, issuer.id);
       if (!base || deps.now() >= base.nextUpdate - config.autoRebuildGracePeriod * 1000) {
