@@ -37,7 +37,7 @@ async function ok(app: Hono, method: string, path: string, body?: unknown): Prom
 
 /** The status `app` answers for `cert`, the answer verified by Go's x/crypto/ocsp against the CA. */
 async function status(app: Hono, cert: string, nonce: boolean): Promise<string> {
-  let der = Buffer.from((await go.request(cert, caPem)).request!, 'base64');
+  let der: Buffer = Buffer.from((await go.request(cert, caPem)).request!, 'base64');
   if (nonce) der = withNonce(der);
   const res = await app.request('http://localhost/v1/pki/ocsp', { method: 'POST', body: der });
   expect(res.status).toBe(200);
