@@ -33,7 +33,14 @@ describe('the edge', () => {
   });
 
   /** Caches kept per store object, which describe no path, result or request. */
-  const PER_STORE_CACHES = ['ssh/ssh-store.ts', 'auth/approle/approle-store.ts', 'pki/crl.ts', 'pki/cache.ts', 'pki/repository.ts', 'pki/ocsp.ts'];
+  const PER_STORE_CACHES = [
+    'ssh/ssh-store.ts',
+    'auth/approle/approle-store.ts',
+    'pki/crl.ts',
+    'pki/cache.ts',
+    'pki/repository.ts',
+    'pki/ocsp.ts',
+  ];
 
   it('keeps no side table about paths, results or requests (facts live on the declaration, the result or the context)', () => {
     const tables = sources.filter((s) => /new Weak(Map|Set)\b/.test(s.text)).map((s) => s.path);
