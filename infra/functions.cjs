@@ -98,6 +98,15 @@ function buildFunctions(mounts = readMounts(), exists = hasSource, settings = re
       events: [{ schedule: 'rate(5 minutes)' }],
     };
   }
+  if (exists('ssh-tidy')) {
+    out['ssh-tidy'] = {
+      handler: 'functions/ssh-tidy.handler',
+      description: 'Latchkey SSH tidy: removes the records of long-expired certificates, so the KRL stops naming them',
+      memorySize: 256,
+      timeout: 300,
+      events: [{ schedule: 'rate(1 hour)' }],
+    };
+  }
   if (exists('cloud-a-rotate')) {
     out['cloud-a-rotate'] = {
       handler: 'functions/cloud-a-rotate.handler',

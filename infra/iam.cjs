@@ -32,6 +32,7 @@ const SCOPES = {
   pki: { own: ['pki/*', 'wrapped', 'audit'], tokens: true },
   'pki-tidy': { own: ['pki/*'], tokens: false },
   ssh: { own: ['ssh/*', 'wrapped', 'audit'], tokens: true },
+  'ssh-tidy': { own: ['ssh/*'], tokens: false },
   'cloud-a': { own: ['cloud-a/*', 'wrapped', 'audit'], tokens: true },
   'cloud-a-rotate': { own: ['cloud-a/*'], tokens: false },
   'cloud-b': { own: ['cloud-b/*', 'wrapped', 'audit'], tokens: true },

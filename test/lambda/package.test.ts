@@ -72,6 +72,7 @@ const expectedFunctions = () =>
       ...expectedRoutes().values(),
       'sweeper',
       ...(hasSource('pki-tidy') ? ['pki-tidy'] : []),
+      ...(hasSource('ssh-tidy') ? ['ssh-tidy'] : []),
       ...(hasSource('cloud-a-rotate') ? ['cloud-a-rotate'] : []),
     ]),
   ].sort();
@@ -146,7 +147,7 @@ describe('the functions', () => {
         expect(env).not.toHaveProperty(local);
       // sys and the sweeper know the engine functions they invoke, by deployed name.
       if (name === 'sys' || name === 'sweeper') {
-        const invoked = expectedFunctions().filter((f) => f !== 'sys' && f !== 'sweeper' && f !== 'pki-tidy' && f !== 'cloud-a-rotate');
+        const invoked = expectedFunctions().filter((f) => !['sys', 'sweeper', ...SCHEDULED].includes(f));
         const sub = (env.LATCHKEY_FUNCTIONS as { 'Fn::Sub': string })['Fn::Sub'];
         expect(JSON.parse(sub)).toEqual(Object.fromEntries(invoked.map((f) => [f, `\${AWS::StackName}-${f}`])));
       } else expect(env).not.toHaveProperty('LATCHKEY_FUNCTIONS');
@@ -245,11 +246,12 @@ const OWN_SCOPES: Record<string, string[]> = {
   pki: ['pki/*', 'wrapped', 'audit'],
   'pki-tidy': ['pki/*'],
   ssh: ['ssh/*', 'wrapped', 'audit'],
+  'ssh-tidy': ['ssh/*'],
   'cloud-a': ['cloud-a/*', 'wrapped', 'audit'],
   'cloud-a-rotate': ['cloud-a/*'],
   'cloud-b': ['cloud-b/*', 'wrapped', 'audit'],
 };
-const SCHEDULED = ['sweeper', 'pki-tidy', 'cloud-a-rotate'];
+const SCHEDULED = ['sweeper', 'pki-tidy', 'ssh-tidy', 'cloud-a-rotate'];
 const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
 
 describe('the IAM roles', () => {

@@ -1,0 +1,12 @@
+import { depsFromEnvironment } from '../lib/composition';
+import { logInfo } from '../lib/log';
+import { tidyAllSshMounts } from '../lib/ssh/scheduled-tidy';
+
+const deps = depsFromEnvironment();
+
+/** Scheduled: on every ssh mount, removes the records of long-expired certificates, so the KRL stops naming them. */
+export async function handler() {
+  const report = await tidyAllSshMounts(deps);
+  logInfo('ssh-tidy', { function: 'ssh-tidy', report });
+  return report;
+}
