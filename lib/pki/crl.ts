@@ -25,7 +25,7 @@ import {
   type CrlBase,
   type CrlSigning,
 } from './crl-delta';
-import { buildCrl, type RevokedEntry } from './der/crl';
+import { buildCrl, encodeRevoked } from './der/crl';
 import { loadIssuer, pkiRepository } from './issuer';
 import type { PkiRepository } from './repository';
 import { parseCertificate } from './parse';
@@ -52,24 +52,27 @@ export function crlGroup(all: IssuerRecord[], issuer: IssuerRecord): IssuerRecor
   return all.filter((i) => i.id === issuer.id || (i.keyId === issuer.keyId && subjectOf(i) === subject));
 }
 
-async function revokedEntries(repo: PkiRepository, disabled: boolean, issuerIds: Set<string>): Promise<RevokedEntry[]> {
-  if (disabled) return [];
-  const out: RevokedEntry[] = [];
+/**
+ * The CRL entries of the group's revocations, encoded as the index is paged (1000 at a time):
+ * one buffer per page, so a CRL of 100,000 entries holds a hundred buffers, not 100,000 objects.
+ */
+async function revokedEntries(repo: PkiRepository, disabled: boolean, issuerIds: Set<string>): Promise<{ revokedDer: Buffer[] }> {
+  const pages: Buffer[] = [];
+  if (disabled) return { revokedDer: pages };
   let cursor: string | undefined;
   do {
     const page = await repo.part.queryIndex<RevokedRecord>(REVOKED_INDEX, { limit: 1000, ...(cursor ? { cursor } : {}) });
-    for (const i of page.items) {
-      const id = i.value.issuerId ?? (await repo.issuerIdOf(i.value));
-      if (!issuerIds.has(id)) continue;
-      out.push({
-        serial: Buffer.from(i.value.serial, 'hex'),
-        revokedAt: i.value.revokedAt,
-        ...(i.value.reason ? { reason: i.value.reason } : {}),
-      });
+    const entries: Buffer[] = [];
+    for (const { value: r } of page.items) {
+      if (!issuerIds.has(r.issuerId ?? (await repo.issuerIdOf(r)))) continue;
+      entries.push(
+        encodeRevoked({ serial: Buffer.from(r.serial, 'hex'), revokedAt: r.revokedAt, ...(r.reason ? { reason: r.reason } : {}) }),
+      );
     }
+    pages.push(Buffer.concat(entries));
     cursor = page.cursor;
   } while (cursor);
-  return out;
+  return { revokedDer: pages };
 }
 
 /** The RSA hash size an issuer's revocation_signature_algorithm asks for (0: the default; issuer-admin.ts checks it fits the key). */

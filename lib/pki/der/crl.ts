@@ -22,7 +22,8 @@ export interface CrlParts {
   thisUpdate: number;
   nextUpdate: number;
   number: number;
-  revoked: RevokedEntry[];
+  /** The entries, or (`revokedDer`) already encoded: any number of concatenated entries per buffer (a page of the index each). */
+  revoked: RevokedEntry[] | { revokedDer: Buffer[] };
   /** A delta CRL: the CRL number of the complete CRL it is based on (Delta CRL Indicator, critical). */
   deltaBase?: number;
   /** A complete CRL: the delta CRL distribution points (Freshest CRL extension, 5.2.6). */
@@ -30,14 +31,14 @@ export interface CrlParts {
 }
 
 export async function buildCrl(p: CrlParts, signer: Signer, alg: SignatureAlgorithm): Promise<Buffer> {
-  const entries = p.revoked.map(entry);
+  const entries = Array.isArray(p.revoked) ? Buffer.concat(p.revoked.map(encodeRevoked)) : Buffer.concat(p.revoked.revokedDer);
   const tbs = seq(
     int(1),
     alg.der,
     p.issuer,
     time(p.thisUpdate),
     time(p.nextUpdate),
-    entries.length ? seq(...entries) : undefined,
+    entries.length ? seq(entries) : undefined,
     explicit(
       0,
       seq(
@@ -53,7 +54,7 @@ export async function buildCrl(p: CrlParts, signer: Signer, alg: SignatureAlgori
 
 /** One revokedCertificates entry: serial, revocation date, a reasonCode entry extension when a reason is given. */
 const reasons = new Map<number, Buffer>();
-function entry(r: RevokedEntry): Buffer {
+export function encodeRevoked(r: RevokedEntry): Buffer {
   let reason: Buffer | undefined;
   if (r.reason) {
     reason = reasons.get(r.reason);
