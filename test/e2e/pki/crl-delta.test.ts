@@ -96,6 +96,18 @@ describe('while delta CRLs are off', () => {
   it('an unknown issuer is 404 on the delta paths too', async () => {
     await fetched('issuer/nope/crl/delta/der', 404);
   });
+
+  it('bad input is a 4xx naming the problem, never a 500', async () => {
+    for (const bad of [['not a url'], ['http://a.test/{{issuer_id}}'], [`http://a.test/${'x'.repeat(3000)}`], { a: 1 }, 7]) {
+      const r = await request('POST', 'config/urls', { delta_crl_distribution_points: bad });
+      expect(r.status, r.text).toBe(400);
+      expect((r.json!.errors as string[]).join(' ')).toMatch(/delta_crl_distribution_points/);
+    }
+    for (const ref of ['%00', 'x'.repeat(5000), '..%2F..', '%ff%fe']) {
+      const r = await call(svc.app, 'GET', `/v1/pki/issuer/${ref}/crl/delta/der`);
+      expect([400, 404], `${ref.slice(0, 20)}: ${r.status} ${r.text}`).toContain(r.status);
+    }
+  });
 });
 
 describe('a base and a delta', () => {
