@@ -13,6 +13,7 @@ import { keyIdentifier, signatureAlgorithm } from '../../../lib/keys/signer';
 import { LocalSigner } from '../../../lib/keys/signer-local';
 import { buildCrl, encodeRevoked, type CrlParts } from '../../../lib/pki/der/crl';
 import { encodeName } from '../../../lib/pki/der/name';
+import { signedParts } from '../../../lib/pki/der/reader';
 import { toPem } from '../../../lib/pki/pem';
 import { openssl, withFiles } from '../../helpers/openssl';
 
@@ -66,8 +67,7 @@ describe('buildCrl', () => {
     const pages = [entries.slice(0, 10), entries.slice(10, 11), [], entries.slice(11)].map((p) => Buffer.concat(p.map(encodeRevoked)));
     const paged = await buildCrl(parts({ revoked: { revokedDer: pages } }), signer, alg);
     // Signatures differ (ECDSA is randomised): compare the signed parts.
-    const tbs = (der: Buffer) => new x509.X509Crl(der).tbs;
-    expect(Buffer.from(tbs(paged))).toEqual(Buffer.from(tbs(one)));
+    expect(signedParts(paged).tbs).toEqual(signedParts(one).tbs);
   });
 
   it('takes 250,000 entries (one argument per entry overflowed the stack past about 120,000)', async () => {
