@@ -5,7 +5,8 @@
  * with LOCAL_STORE=dynalite the DynamoDB store on dynalite (DATA_DIR/db). First start
  * initialises (the root token is returned once and written to DATA_DIR/root-token, mode 0600).
  * The lease sweeper runs on a timer, as its schedule does when deployed, and with it the PKI
- * schedule (due CRL rebuilds, auto-tidy), as functions/pki-tidy.ts does deployed.
+ * schedule (due CRL rebuilds, auto-tidy), as functions/pki-tidy.ts does deployed, and every hour
+ * the SSH tidy, as functions/ssh-tidy.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import { LocalKeyWrapper } from '../keys/local-key';
 import { logError, logInfo } from '../log';
 import { startEmbeddedDynamo } from '../store/embedded';
 import { LevelStore } from '../store/level-store';
+import { tidyAllSshMounts } from '../ssh/scheduled-tidy';
 import { migrateFromDynalite } from '../store/migrate-dynalite';
 import { ensureTable } from '../store/setup';
 import { initialize, isInitialized } from '../sys/init';
@@ -121,9 +123,16 @@ async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps:
   return { deps, close: () => store.close() };
 }
 
-/** One sweep (then the PKI schedule) at a time, as the scheduled functions run: a long one is not joined by the next. Returns the stop. */
+/** How often the local SSH tidy runs, as functions/ssh-tidy.ts's schedule deployed. */
+const SSH_TIDY_MS = 3600_000;
+
+/**
+ * One sweep (then the PKI schedule, and the SSH tidy when an hour has passed) at a time, as the
+ * scheduled functions run: a long one is not joined by the next. Returns the stop.
+ */
 function startSweeper(deps: Deps): () => void {
   let sweeping = false;
+  let sshTidiedAt = Date.now();
   const timer = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
@@ -133,6 +142,13 @@ function startSweeper(deps: Deps): () => void {
       .then(() => pkiSchedule(deps, Date.now() + 50_000))
       .then((r) => r.crl.some((m) => m.complete || m.delta || m.failed) && logInfo('pki-schedule', { function: 'pki-tidy', crl: r.crl }))
       .catch((e) => logError('pki-schedule-fault', { function: 'pki-tidy' }, e))
+      .then(async () => {
+        if (Date.now() - sshTidiedAt < SSH_TIDY_MS) return;
+        sshTidiedAt = Date.now();
+        const report = await tidyAllSshMounts(deps);
+        if (report.some((m) => m.removed)) logInfo('ssh-tidy', { function: 'ssh-tidy', report });
+      })
+      .catch((e) => logError('ssh-tidy-fault', { function: 'ssh-tidy' }, e))
       .finally(() => (sweeping = false));
   }, sweepInterval());
   timer.unref();

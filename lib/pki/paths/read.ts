@@ -160,7 +160,13 @@ export const readPaths = [
     fields: { serial: f.pathParam() },
     help: 'A certificate, PEM.',
     unauthenticated: ['read'],
-    operations: { read: async (req) => ({ raw: { body: (await certPem(req, req.data.serial)).pem } }) },
+    operations: {
+      read: async (req) => {
+        const { pem } = await certPem(req, req.data.serial);
+        // No delta CRL (deltas off): 204 and no body, as the DER form and crl/delta/pem answer.
+        return pem ? { raw: { body: pem } } : {};
+      },
+    },
     answers: [PEM],
   }),
   definePath({

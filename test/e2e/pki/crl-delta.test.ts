@@ -80,7 +80,14 @@ afterAll(async () => {
 
 describe('while delta CRLs are off', () => {
   it('crl/delta, crl/delta/pem and the per-issuer delta paths answer 204 with no body; cert/delta-crl and issuer/<ref>/crl/delta an empty CRL field', async () => {
-    for (const p of ['crl/delta', 'crl/delta/pem', 'issuer/default/crl/delta/der', 'issuer/default/crl/delta/pem'])
+    for (const p of [
+      'crl/delta',
+      'crl/delta/pem',
+      'issuer/default/crl/delta/der',
+      'issuer/default/crl/delta/pem',
+      'cert/delta-crl/raw',
+      'cert/delta-crl/raw/pem',
+    ])
       expect(await fetched(p, 204)).toBe('');
     expect(JSON.parse(await fetched('issuer/default/crl/delta')).data).toEqual({ crl: '' });
     expect(JSON.parse(await fetched('cert/delta-crl')).data).toMatchObject({ certificate: '' });
