@@ -4,12 +4,9 @@
  * source version into the temp dir; `goOcsp()` starts one process answering many checks over
  * stdin/stdout, one JSON line each.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { goBinary, startGoChecker } from './go-checker';
 
 export interface GoOcspAnswer {
   ok: boolean;
@@ -27,32 +24,9 @@ const SOURCE = join(import.meta.dirname, 'go-ocsp.go');
 const GOPATH = '/usr/share/gocode';
 
 function binary(): string {
-  const source = readFileSync(SOURCE);
-  const dir = join(tmpdir(), `latchkey-go-ocsp-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`);
-  const bin = join(dir, 'go-ocsp');
-  if (existsSync(bin)) return bin;
   if (!existsSync(join(GOPATH, 'src/golang.org/x/crypto/ocsp')))
     throw new Error(`golang.org/x/crypto/ocsp is not under ${GOPATH}: install golang-golang-x-crypto-dev`);
-  mkdirSync(dir, { recursive: true });
-  const work = mkdtempSync(join(dir, 'build-'));
-  try {
-    const env = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: work,
-      GOCACHE: join(work, 'cache'),
-      GOPATH,
-      GOTOOLCHAIN: 'local',
-      GOPROXY: 'off',
-      GOFLAGS: '',
-      GO111MODULE: 'off',
-      CGO_ENABLED: '0',
-    };
-    execFileSync('go', ['build', '-o', join(work, 'go-ocsp'), SOURCE], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
-    renameSync(join(work, 'go-ocsp'), bin);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return bin;
+  return goBinary(SOURCE, GOPATH);
 }
 
 export interface GoOcsp {
@@ -64,25 +38,10 @@ export interface GoOcsp {
 }
 
 export function goOcsp(): GoOcsp {
-  const proc: ChildProcessWithoutNullStreams = spawn(binary(), [], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const waiting: ((line: string) => void)[] = [];
-  let stderr = '';
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  createInterface({ input: proc.stdout }).on('line', (line) => waiting.shift()?.(line));
-  const ask = (req: object): Promise<GoOcspAnswer> =>
-    new Promise<GoOcspAnswer>((resolve, reject) => {
-      if (proc.exitCode !== null) return reject(new Error(`go-ocsp exited: ${stderr}`));
-      waiting.push((line) => resolve(JSON.parse(line) as GoOcspAnswer));
-      proc.stdin.write(`${JSON.stringify(req)}\n`);
-    });
+  const go = startGoChecker(binary());
   return {
-    request: (cert, issuer, hash = 'sha1') => ask({ op: 'request', cert, issuer, hash }),
-    response: (response, issuer) => ask({ op: 'response', response: response.toString('base64'), issuer }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.stdin.end();
-      }),
+    request: (cert, issuer, hash = 'sha1') => go.ask<GoOcspAnswer>({ op: 'request', cert, issuer, hash }),
+    response: (response, issuer) => go.ask<GoOcspAnswer>({ op: 'response', response: response.toString('base64'), issuer }),
+    close: () => go.close(),
   };
 }

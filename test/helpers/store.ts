@@ -27,7 +27,7 @@ export function dynamoClient(endpoint: string): DynamoDBClient {
 export async function createTestStore(
   endpoint?: string,
   api: 'lean' | 'sdk' = 'lean',
-): Promise<{ store: DynamoStore; client: DynamoDBClient; table: string }> {
+): Promise<{ store: DynamoStore; client: DynamoDBClient; table: string; endpoint: string }> {
   if (!endpoint) {
     shared ??= startEmbeddedDynamo();
     endpoint = (await shared).endpoint;
@@ -36,5 +36,5 @@ export async function createTestStore(
   const table = `t-${randomBytes(6).toString('hex')}`;
   await ensureTable(client, table);
   const env = { ...readEnvironment({}), dynamoEndpoint: endpoint };
-  return { store: new DynamoStore(api === 'sdk' ? sdkDynamoApi(client) : dynamoApi(env), table), client, table };
+  return { store: new DynamoStore(api === 'sdk' ? sdkDynamoApi(client) : dynamoApi(env), table), client, table, endpoint };
 }

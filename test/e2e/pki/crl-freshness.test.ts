@@ -8,25 +8,16 @@
  * read the list later (lib/pki/crl-delta.ts). Concurrent revocations through both instances all
  * end on both instances' delta. openssl -use_deltas is the relying party.
  */
-import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeps, dynamoApi } from '../../../lib/composition';
-import { parseAuditDevices, readEnvironment } from '../../../lib/config';
-import { LocalKeyWrapper } from '../../../lib/keys/local-key';
-import { localApp } from '../../../lib/local/app';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { pkiEngine } from '../../../lib/pki/engine';
-import { DynamoStore } from '../../../lib/store/dynamo-store';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../../lib/store/embedded';
-import { initialize } from '../../../lib/sys/init';
 import { openssl, text, withFiles } from '../../helpers/openssl';
+import { instancesOnOneStore } from '../../helpers/instances';
 import { call } from '../../helpers/service';
-import { createTestStore } from '../../helpers/store';
 
 type Data = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-let dynalite: EmbeddedDynamo;
-const apps: Hono[] = [];
+let apps: Hono[] = [];
 let root: string;
 let caPem: string;
 
@@ -52,21 +43,7 @@ function verifyWithDeltas(leaf: string, crls: string[]) {
 }
 
 beforeAll(async () => {
-  dynalite = await startEmbeddedDynamo();
-  const { table } = await createTestStore(dynalite.endpoint);
-  const wrapper = new LocalKeyWrapper(randomBytes(32));
-  const env = {
-    ...readEnvironment({}),
-    tableName: table,
-    dynamoEndpoint: dynalite.endpoint,
-    audit: { devices: parseAuditDevices('none'), logRaw: false },
-  };
-  const deps = [0, 1].map(() => createDeps({ env, store: new DynamoStore(dynamoApi(env), table), wrapper }));
-  root = (await initialize(deps[0]!)).rootToken;
-  for (const d of deps) {
-    d.revokers.set('pki', pkiEngine.revoker!(d));
-    apps.push(localApp(d, [pkiEngine]));
-  }
+  ({ apps, root } = await instancesOnOneStore([pkiEngine]));
   const [a] = apps as [Hono, Hono];
   caPem = (await ok(a, 'POST', 'root/generate/internal', { common_name: 'Fresh Root', key_type: 'ec', ttl: '8760h' })).certificate;
   await ok(a, 'POST', 'roles/web', { allow_any_name: true, key_type: 'ec', ttl: '24h' });
@@ -74,10 +51,6 @@ beforeAll(async () => {
   await ok(a, 'POST', 'config/urls', { delta_crl_distribution_points: ['http://ca.test/v1/pki/crl/delta'] });
   await ok(a, 'POST', 'config/crl', { auto_rebuild: true, enable_delta: true });
 }, 60_000);
-
-afterAll(async () => {
-  await dynalite?.close();
-});
 
 describe('delta CRL freshness across two instances on one store', () => {
   it('a revocation through either instance is on the next delta the other serves (bound: 0 after the answer)', async () => {

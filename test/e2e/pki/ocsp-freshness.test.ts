@@ -9,22 +9,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeps, dynamoApi } from '../../../lib/composition';
-import { parseAuditDevices, readEnvironment } from '../../../lib/config';
-import { LocalKeyWrapper } from '../../../lib/keys/local-key';
-import { localApp } from '../../../lib/local/app';
 import { pkiEngine } from '../../../lib/pki/engine';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../../lib/store/embedded';
-import { DynamoStore } from '../../../lib/store/dynamo-store';
-import { initialize } from '../../../lib/sys/init';
 import { goOcsp, type GoOcsp } from '../../helpers/go-ocsp';
+import { instancesOnOneStore } from '../../helpers/instances';
 import { call } from '../../helpers/service';
-import { createTestStore } from '../../helpers/store';
 
 type Data = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-let dynalite: EmbeddedDynamo;
-const apps: Hono[] = [];
+let apps: Hono[] = [];
 let root: string;
 let caPem: string;
 let go: GoOcsp;
@@ -63,21 +55,7 @@ function withNonce(req: Buffer): Buffer {
 }
 
 beforeAll(async () => {
-  dynalite = await startEmbeddedDynamo();
-  const { table } = await createTestStore(dynalite.endpoint);
-  const wrapper = new LocalKeyWrapper(randomBytes(32));
-  const env = {
-    ...readEnvironment({}),
-    tableName: table,
-    dynamoEndpoint: dynalite.endpoint,
-    audit: { devices: parseAuditDevices('none'), logRaw: false },
-  };
-  const deps = [0, 1].map(() => createDeps({ env, store: new DynamoStore(dynamoApi(env), table), wrapper }));
-  root = (await initialize(deps[0]!)).rootToken;
-  for (const d of deps) {
-    d.revokers.set('pki', pkiEngine.revoker!(d));
-    apps.push(localApp(d, [pkiEngine]));
-  }
+  ({ apps, root } = await instancesOnOneStore([pkiEngine]));
   go = goOcsp();
   caPem = (await ok(apps[0]!, 'POST', 'root/generate/internal', { common_name: 'Freshness Root', ttl: '8760h', key_type: 'ec' }))
     .certificate as string;
@@ -86,7 +64,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await go?.close();
-  await dynalite?.close();
 });
 
 describe('a revocation through one instance, the OCSP answer of the other', () => {

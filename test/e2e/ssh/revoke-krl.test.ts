@@ -7,20 +7,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEnvironment, parseAuditDevices } from '../../../lib/config';
-import { createDeps } from '../../../lib/composition';
-import { LocalKeyWrapper } from '../../../lib/keys/local-key';
-import { localApp } from '../../../lib/local/app';
 import { sshEngine } from '../../../lib/ssh/engine';
-import { DynamoStore } from '../../../lib/store/dynamo-store';
-import { sdkDynamoApi } from '../../../lib/store/sdk-api';
-import { initialize } from '../../../lib/sys/init';
+import { instancesOnOneStore } from '../../helpers/instances';
 import { tokenWith, type TestService } from '../../helpers/service';
 import { keygen, tempDir } from '../../helpers/ssh-keys';
 import { ensureUser, sshLogin, startSshd, type Sshd } from '../../helpers/sshd';
-import { createTestStore } from '../../helpers/store';
 import { call, generateCa, sign, sshService, writeRole } from './setup';
-import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 
 const USER = 'lkkrl';
@@ -287,17 +279,9 @@ describe('bad input is a 4xx naming the problem', () => {
 
 describe('two instances on one store', () => {
   it('a revocation through either instance is in the KRL the other serves at once', async () => {
-    const { store, client, table } = await createTestStore();
-    const key = randomBytes(32);
-    const env = { ...readEnvironment({}), tableName: table, audit: { devices: parseAuditDevices('none'), logRaw: false } };
-    const instance = (s: typeof store) => {
-      const deps = createDeps({ env, store: s, wrapper: new LocalKeyWrapper(key) });
-      deps.revokers.set('ssh', sshEngine.revoker!(deps));
-      return { deps, app: localApp(deps, [sshEngine]) };
-    };
-    const one = instance(store);
-    const two = instance(new DynamoStore(sdkDynamoApi(client), table));
-    const { rootToken: root } = await initialize(one.deps);
+    const { apps, root } = await instancesOnOneStore([sshEngine]);
+    const one = { app: apps[0]! };
+    const two = { app: apps[1]! };
     const svc1 = { app: one.app, root };
     const svc2 = { app: two.app, root };
     await generateCa({ ...svc1 } as TestService);
