@@ -63,9 +63,9 @@ export const components: Doc = {
   ),
   securitySchemes: {
     SvcToken: apiKey('X-Svc-Token', 'The client token (sys and the engines).'),
-    VaultToken: apiKey('X-Vault-Token', "The client token, under the reference server's header name."),
+    VaultToken: apiKey('X-Vault-Token', "The client token, under Vault's header name."),
     CatalogToken: apiKey('X-Catalog-Token', "The catalog token; without one the catalog's default or anonymous token applies."),
-    ConsulToken: apiKey('X-Consul-Token', "The catalog token, under the reference catalog's header name."),
+    ConsulToken: apiKey('X-Consul-Token', "The catalog token, under Consul's header name."),
   },
 };
 

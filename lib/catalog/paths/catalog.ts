@@ -116,7 +116,7 @@ const blockingFields = {
 /** `?node-meta` and `?filter`, for the OpenAPI document. */
 export const selectFields = {
   'node-meta': f.string({ description: 'key:value; only nodes with this metadata (repeatable)' }),
-  filter: f.string({ description: "a filter expression in the reference catalog's grammar" }),
+  filter: f.string({ description: "a filter expression in Consul's grammar" }),
 };
 
 const registerFields = {

@@ -74,7 +74,7 @@ function mountsPath() {
   return definePath({
     pattern: 'mounts',
     fields: {},
-    help: 'The mounted engines (also at the top level of the answer, as the reference answers).',
+    help: 'The mounted engines (also at the top level of the answer, as Vault answers).',
     operations: {
       read: async (req) => ({ data: Object.fromEntries(req.deps.mounts.map((m) => [`${m.path}/`, mountInfo(m)])), topLevelData: true }),
     },
@@ -90,7 +90,7 @@ function openApiPath(
   return definePath({
     pattern,
     fields: {},
-    help: 'The OpenAPI document of every function (sys/internal/specs/openapi is the reference name).',
+    help: "The OpenAPI document of every function (sys/internal/specs/openapi is Vault's name).",
     operations: {
       read: async () => {
         const doc = openApiDocument(await allRoutes(), VERSION);

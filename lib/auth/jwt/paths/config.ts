@@ -26,7 +26,7 @@ export const configFields = {
   oidc_response_types: f.list({ description: notSupported }),
   jwks_pairs: f.any({ description: notSupported }),
   provider_config: f.any({ description: notSupported }),
-  namespace_in_state: f.bool({ description: 'not supported: only true (the reference default) is accepted' }),
+  namespace_in_state: f.bool({ description: "not supported: only true (Vault's default) is accepted" }),
   unsupported_critical_cert_extensions: f.list({ description: notSupported }),
 };
 
