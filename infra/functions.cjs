@@ -92,7 +92,8 @@ function buildFunctions(mounts = readMounts(), exists = hasSource, settings = re
   if (exists('pki-tidy')) {
     out['pki-tidy'] = {
       handler: 'functions/pki-tidy.handler',
-      description: 'Latchkey PKI schedule: due tidies (config/auto-tidy) and CRL rebuilds (config/crl auto_rebuild, enable_delta), tidies cut short resumed',
+      description:
+        'Latchkey PKI schedule: due tidies (config/auto-tidy) and CRL rebuilds (config/crl auto_rebuild, enable_delta), tidies cut short resumed',
       // 512 MB: a complete CRL of 100,000 revocations adds about 100 MB while it is built (BENCHMARKS.md).
       memorySize: 512,
       timeout: 300,
