@@ -64,9 +64,11 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   // The catalog as the local server documents it: the `local` overlay of infra/mounts.json
   // (open, for development on loopback). Asked for here by name; every other composition is closed.
   const app = localApp(deps, await loadEngines(), { catalog: catalogSettings({ overlay: 'local' }) });
-  const served = await listen(app.fetch, {
-    port: options.port ?? Number(process.env.PORT ?? 8200),
-    host: options.host ?? process.env.HOST ?? '127.0.0.1',
+  const port = options.port ?? Number(process.env.PORT ?? 8200);
+  const host = options.host ?? process.env.HOST ?? '127.0.0.1';
+  const served = await listen(app.fetch, { port, host }).catch(async (e: unknown) => {
+    await closeStore();
+    throw listenFailure(e, host, port);
   });
   const stopSweeper = startSweeper(deps);
   return {
@@ -79,6 +81,20 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       await closeStore();
     },
   };
+}
+
+/** A listen error as what to do: the port in use or not ours to take. */
+function listenFailure(e: unknown, host: string, port: number): unknown {
+  const code = (e as { code?: string } | undefined)?.code;
+  if (code === 'EADDRINUSE')
+    return new Error(`port ${port} on ${host} is in use by another process: stop that process, or give this one another PORT`, {
+      cause: e,
+    });
+  if (code === 'EACCES')
+    return new Error(`port ${port} on ${host} needs privileges this process lacks: give it a PORT above 1023`, { cause: e });
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(`${host} is not an address of this machine: set HOST to one (127.0.0.1 by default)`, { cause: e });
+  return e;
 }
 
 function storeKind(setting: string | undefined): LocalStoreKind {
