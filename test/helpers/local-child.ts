@@ -37,6 +37,8 @@ export async function startLocalChild(o: LocalChildOptions): Promise<ChildProces
     PORT: String(o.port),
     LOG_LEVEL: 'silent',
     SWEEP_INTERVAL_MS: '3600000',
+    // As `npm start` sets it: no AWS SDK Node-version warning on the child's stderr.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   for (const [k, v] of Object.entries(o.env ?? {})) {
     if (v === undefined) delete env[k];
