@@ -54,6 +54,20 @@ export class Acl {
     return this.nonExact(p) ?? (bare !== p ? this.nonExact(bare) : undefined);
   }
 
+  /**
+   * Whether any rule grants something at or under `prefix` (a mount path with its slash), as
+   * Vault decides who may see a mount in sys/internal/ui/mounts: the mount path itself not
+   * denied, or an exact or glob rule below it, or a `+` rule whose leading segments fit it.
+   */
+  grantsUnder(prefix: string): boolean {
+    const own = this.permissions(prefix);
+    if (own && granting(own)) return true;
+    for (const map of [this.exact, this.prefix]) for (const [key, perms] of map) if (key.startsWith(prefix) && granting(perms)) return true;
+    const parts = prefix.replace(/\/$/, '').split('/');
+    for (const [pattern, perms] of this.wildcard) if (granting(perms) && leadsInto(pattern, parts)) return true;
+    return false;
+  }
+
   private nonExact(path: string): Permissions | undefined {
     const found: Candidate[] = [];
     let best: string | undefined;
@@ -70,6 +84,21 @@ export class Acl {
     if (!found.length) return undefined;
     return found.reduce((a, b) => (lessSpecific(a, b) ? b : a)).perms;
   }
+}
+
+const granting = (p: Permissions): boolean => p.capabilities.size > 0 && !p.capabilities.has('deny');
+
+/** Whether a `+` pattern's first segments fit the mount path's segments (the pattern may go deeper). */
+function leadsInto(pattern: string, parts: string[]): boolean {
+  const segs = pattern.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const s = segs[i];
+    if (s === undefined) return false;
+    if (s === '+' || s === parts[i]) continue;
+    if (s.endsWith('*') && parts[i]!.startsWith(s.slice(0, -1))) return true;
+    return false;
+  }
+  return true;
 }
 
 function wildcardMatch(pattern: string, parts: string[]): Omit<Candidate, 'perms'> | undefined {

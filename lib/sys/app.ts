@@ -1,16 +1,19 @@
-/** The sys function: health, init, mounts, policies, tokens, leases, OpenAPI. */
+/** The sys function: health, init, mounts, policies, capabilities, tokens, leases, server status, OpenAPI. */
 import type { Deps } from '../deps';
 import type { RouteSet } from '../http/path';
 import { createVaultApi } from '../http/vault-api';
 import type { MountRef } from '../http/path';
 import { auditPaths } from './paths/audit';
 import { authMountPaths } from './paths/auth-mounts';
+import { capabilityPaths } from './paths/capabilities';
 import { leasePaths } from './paths/leases';
 import { mountPaths } from './paths/mounts';
 import { policyPaths } from './paths/policy';
 import { sealStatusPaths } from './paths/seal-status';
+import { serverInfoPaths } from './paths/server-info';
 import { systemPaths } from './paths/system';
 import { tokenPaths } from './paths/token';
+import { uiMountPaths } from './paths/ui-mounts';
 import { wrappingPaths } from './paths/wrapping';
 
 const fixed = (path: string): MountRef => ({ path, type: 'system', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
@@ -34,9 +37,12 @@ export function sysRoutes(options: SysOptions = {}): RouteSet[] {
       paths: [
         ...systemPaths(async () => [...own, ...(await engineRoutes())], options.remotePaths),
         ...policyPaths,
+        ...capabilityPaths,
         ...leasePaths,
         ...mountPaths,
         ...sealStatusPaths,
+        ...serverInfoPaths,
+        ...uiMountPaths,
         ...wrappingPaths,
         ...auditPaths,
         ...authMountPaths,

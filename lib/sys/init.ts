@@ -8,6 +8,7 @@
  */
 import type { Deps } from '../deps';
 import { ExistsError, InvalidInput } from '../domain-errors';
+import { recordVersion, VERSION } from './version-history';
 
 const MARKER = 'config/initialized';
 
@@ -19,6 +20,12 @@ export interface RootToken {
 
 export async function isInitialized(deps: Deps): Promise<boolean> {
   return (await deps.store.partition('sys').get(MARKER)) !== undefined;
+}
+
+/** When the deployment was initialised (ISO time), or undefined before. */
+export async function initializedAt(deps: Deps): Promise<string | undefined> {
+  const marker = await deps.store.partition('sys').get(MARKER);
+  return (marker?.value as { time?: string } | undefined)?.time;
 }
 
 /** The accessor of the root token made at initialisation (recorded in the marker). */
@@ -57,6 +64,7 @@ export async function initialize(deps: Deps): Promise<RootToken> {
     if (e instanceof ExistsError) throw new InvalidInput('the service is already initialized');
     throw e;
   }
+  await recordVersion(deps, VERSION);
   return { rootToken, accessor };
 }
 

@@ -14,6 +14,9 @@ export const DEFAULT_POLICY_DOCUMENT = {
     'sys/capabilities-self': { capabilities: ['update'] },
     'sys/leases/lookup': { capabilities: ['update'] },
     'sys/leases/renew': { capabilities: ['update'] },
+    // Vault serves sys/leader without a token (`vault status` reads it); Latchkey's
+    // unauthenticated paths are exactly sys/health and sys/seal-status, so every token reads it.
+    'sys/leader': { capabilities: ['read'] },
   },
 };
 const DEFAULT_POLICY_TEXT = JSON.stringify(DEFAULT_POLICY_DOCUMENT, null, 2);

@@ -29,6 +29,10 @@ const TOKEN: Listed = {
 
 const all = (): Listed[] => [TOKEN, ...AUTH_MOUNTS];
 
+/** Every auth mount as sys/auth lists it, by its path under /v1/ with a slash (`auth/approle/`). */
+export const authMountInfos = (): { path: string; info: Record<string, unknown> }[] =>
+  all().map((m) => ({ path: `${m.path}/`, info: info(m) }));
+
 function info(m: Listed): Record<string, unknown> {
   const id = createHash('sha256').update(`auth:${m.path}`).digest('hex');
   return {

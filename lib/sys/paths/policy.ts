@@ -1,13 +1,11 @@
 /**
- * sys/policy and sys/policies/acl (one implementation, deps.policies); sys/capabilities-self.
- * sys/policy* and capabilities-self also answer their data at the top level, as the reference does.
+ * sys/policy and sys/policies/acl (one implementation, deps.policies). sys/policy* also answer
+ * their data at the top level, as Vault does (capabilities: capabilities.ts).
  */
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req } from '../../http/path';
 import { Policies } from '../policies';
-import { capabilitiesFor } from '../acl';
-import type { Capability } from '../policy-rules';
 
 const documentFields = {
   name: f.pathParam({ foldCase: true, description: 'the policy name (case-insensitive: stored lower-cased)' }),
@@ -76,29 +74,6 @@ export const policyPaths = [
       read: async (req) => ({ data: await readPolicy(req) }),
       write: writePolicy,
       delete: deletePolicy,
-    },
-  }),
-  definePath({
-    pattern: 'capabilities-self',
-    fields: { path: f.list({ description: 'paths to check' }), paths: f.list({ description: 'paths to check' }) },
-    help: "The caller's capabilities on paths.",
-    operations: {
-      write: async (req) => {
-        const paths = [...(req.data.paths ?? []), ...(req.data.path ?? [])];
-        if (!paths.length) throw new BadRequest('missing required field "paths"');
-        const policies = req.principal!.policies;
-        const rules = await req.deps.policies.rules(policies.includes('root') ? [] : policies);
-        const data: Record<string, Capability[] | string[]> = {};
-        for (const p of paths) {
-          const caps = policies.includes('root') ? ['root'] : [...capabilitiesFor(rules, p.replace(/^\/+/, ''))].sort();
-          data[p] = caps.length ? caps : ['deny'];
-        }
-        const first = data[paths[0]!];
-        return {
-          data: { ...data, capabilities: paths.length === 1 ? first : [...new Set(Object.values(data).flat())].sort() },
-          topLevelData: true,
-        };
-      },
     },
   }),
 ];

@@ -4,9 +4,10 @@ import { definePath } from '../../http/path';
 import { openApiDocument } from '../../http/openapi';
 import { BadRequest, PermissionDenied } from '../../errors';
 import { isInitialized } from '../init';
+import { VERSION } from '../version-history';
 import { mountInfo } from './mounts';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 
 const ALREADY_INITIALIZED = 'Vault is already initialized';
 const INIT_CLOSED =

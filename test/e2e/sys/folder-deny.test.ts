@@ -84,6 +84,7 @@ const FOLDERS: Folder[] = [
   { folder: 'cloud-b/roles/', grant: 'cloud-b/*' },
   { folder: 'sys/policy/', grant: 'sys/*', sibling: 'sys/policies/acl/' },
   { folder: 'sys/policies/acl/', grant: 'sys/*', sibling: 'sys/policy/' },
+  { folder: 'sys/version-history/', grant: 'sys/*', sibling: 'sys/policy/' },
   { folder: 'sys/leases/lookup/', grant: 'sys/*', sudo: true, sibling: 'sys/policy/' },
   { folder: 'sys/leases/lookup/pki/issue/prod/', grant: 'sys/leases/lookup/*', sudo: true, sibling: 'sys/leases/lookup/pki/issue/other/' },
   { folder: 'auth/token/roles/', grant: 'auth/*', sibling: 'auth/approle/role/' },
