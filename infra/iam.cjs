@@ -36,6 +36,7 @@ const SCOPES = {
   'cloud-a': { own: ['cloud-a/*', 'wrapped', 'audit'], tokens: true },
   'cloud-a-rotate': { own: ['cloud-a/*'], tokens: false },
   'cloud-b': { own: ['cloud-b/*', 'wrapped', 'audit'], tokens: true },
+  kv: { own: ['kv/*', 'wrapped', 'audit'], tokens: true },
 };
 const SIGNERS = ['pki', 'pki-tidy'];
 const INVOKERS = ['sys', 'sweeper'];

@@ -25,6 +25,8 @@ export interface Mount {
   maxLeaseTtl: number;
   auditClearRequestKeys?: readonly string[];
   auditClearResponseKeys?: readonly string[];
+  /** The mount's options, as sys/mounts shows them (KV: `{version: "1" | "2"}`); absent for engines that take none. */
+  options?: Readonly<Record<string, string>>;
 }
 
 export interface CatalogSettings {
@@ -42,6 +44,7 @@ interface MountEntry {
   max_lease_ttl?: string | number;
   audit_non_hmac_request_keys?: string[];
   audit_non_hmac_response_keys?: string[];
+  options?: Record<string, unknown>;
 }
 
 const MOUNT_KEYS = [
@@ -52,7 +55,36 @@ const MOUNT_KEYS = [
   'max_lease_ttl',
   'audit_non_hmac_request_keys',
   'audit_non_hmac_response_keys',
+  'options',
 ];
+
+/** The options each engine type takes, and their allowed values (KV's version, default "2", as Vault's `kv` mount). */
+const MOUNT_OPTIONS: Record<string, { key: string; values: readonly string[]; default: string }[]> = {
+  kv: [{ key: 'version', values: ['1', '2'], default: '2' }],
+};
+
+/** A mount's options, checked: an unknown option or value is refused, never stored and ignored. */
+function mountOptions(mount: string, type: string, given: unknown): Record<string, string> | undefined {
+  const known = MOUNT_OPTIONS[type];
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given)))
+    throw new Error(`mount ${mount}: options must be an object`);
+  const entries = Object.entries((given ?? {}) as Record<string, unknown>);
+  if (!known) {
+    if (entries.length) throw new Error(`mount ${mount}: a ${type} mount takes no options`);
+    return undefined;
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of entries) {
+    const opt = known.find((o) => o.key === k);
+    if (!opt) throw new Error(`mount ${mount}: unknown option ${k} (a ${type} mount takes ${known.map((o) => o.key).join(', ')})`);
+    const value = typeof v === 'number' ? String(v) : v;
+    if (typeof value !== 'string' || !opt.values.includes(value))
+      throw new Error(`mount ${mount}: option ${k} must be one of ${opt.values.join(', ')}, not ${JSON.stringify(v)}`);
+    out[k] = value;
+  }
+  for (const o of known) out[o.key] ??= o.default;
+  return out;
+}
 
 /** A list of key names, or undefined; anything else is refused (a setting never silently ignored). */
 function keyList(mount: string, name: string, v: unknown): string[] | undefined {
@@ -76,6 +108,7 @@ export function parseMounts(entries: MountEntry[]): Mount[] {
     const ttl = (v: string | number | undefined, d: number) => (v === undefined ? d : (parseDuration(v) ?? d));
     const clearRequest = keyList(e.path, 'audit_non_hmac_request_keys', e.audit_non_hmac_request_keys);
     const clearResponse = keyList(e.path, 'audit_non_hmac_response_keys', e.audit_non_hmac_response_keys);
+    const options = mountOptions(e.path, e.type, e.options);
     return {
       path: e.path,
       type: e.type as EngineType,
@@ -84,6 +117,7 @@ export function parseMounts(entries: MountEntry[]): Mount[] {
       maxLeaseTtl: ttl(e.max_lease_ttl, SYSTEM_MAX_LEASE_TTL),
       ...(clearRequest ? { auditClearRequestKeys: clearRequest } : {}),
       ...(clearResponse ? { auditClearResponseKeys: clearResponse } : {}),
+      ...(options ? { options } : {}),
     };
   });
 }

@@ -5,7 +5,8 @@
 import { cloudAEngine } from './cloud-a/engine';
 import { cloudBEngine } from './cloud-b/engine';
 import type { EngineModule } from './engine-module';
+import { kvEngine } from './kv/engine';
 import { sshEngine } from './ssh/engine';
 import { pkiEngine } from './pki/engine';
 
-export const ENGINES: EngineModule[] = [cloudAEngine, cloudBEngine, sshEngine, pkiEngine];
+export const ENGINES: EngineModule[] = [cloudAEngine, cloudBEngine, sshEngine, pkiEngine, kvEngine];

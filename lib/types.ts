@@ -5,7 +5,7 @@
  */
 
 /** The engine types this build knows; the runtime list is infra/surfaces.json (config.ts reads it). */
-export type EngineType = 'pki' | 'ssh' | 'cloud-a' | 'cloud-b';
+export type EngineType = 'pki' | 'ssh' | 'cloud-a' | 'cloud-b' | 'kv';
 
 /** What a request does to a path: `patch` changes only the fields it names (Vault's PATCH, its own capability). */
 export type OpName = 'read' | 'list' | 'write' | 'patch' | 'delete';

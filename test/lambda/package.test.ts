@@ -250,6 +250,7 @@ const OWN_SCOPES: Record<string, string[]> = {
   'cloud-a': ['cloud-a/*', 'wrapped', 'audit'],
   'cloud-a-rotate': ['cloud-a/*'],
   'cloud-b': ['cloud-b/*', 'wrapped', 'audit'],
+  kv: ['kv/*', 'wrapped', 'audit'],
 };
 const SCHEDULED = ['sweeper', 'pki-tidy', 'ssh-tidy', 'cloud-a-rotate'];
 const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);

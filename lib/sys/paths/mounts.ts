@@ -18,7 +18,7 @@ export function mountInfo(m: Mount): Record<string, unknown> {
     description: m.description,
     external_entropy_access: false,
     local: false,
-    options: null,
+    options: m.options ?? null,
     plugin_version: '',
     running_plugin_version: '',
     running_sha256: '',
@@ -70,7 +70,7 @@ export const mountPaths = [
           max_lease_ttl: m.maxLeaseTtl,
           force_no_cache: false,
           description: m.description,
-          options: null,
+          options: m.options ?? null,
           ...auditKeys(m),
         };
         return { data, topLevelData: true };

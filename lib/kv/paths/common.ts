@@ -1,0 +1,10 @@
+/** What every KV path shares: the store and the secrets of the request's mount. */
+import type { ExistsReq, ReqContext } from '../../http/path';
+import { KvStore } from '../kv-store';
+import { KvSecrets } from '../secrets';
+
+export const kvStore = (req: Pick<ReqContext, 'deps' | 'part'>) => new KvStore(req.deps, req.part);
+export const kvSecrets = (req: Pick<ReqContext, 'deps' | 'part'>) => new KvSecrets(kvStore(req), req.deps.now);
+
+/** A write names a secret: `create` when there is none at the path, `update` when there is. */
+export const secretExists = ({ params, part, deps }: ExistsReq) => new KvStore(deps, part).exists(params.path ?? '');
