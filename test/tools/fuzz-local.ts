@@ -1,18 +1,20 @@
 /**
- * Fuzz a fresh local instance with ../shared/tools/fuzz.mjs.
+ * Fuzz a fresh local instance with the project's fuzzer (test/tools/fuzz.ts), in a child
+ * process of its own.
  *   npm run fuzz -- [--seconds 180] [--seed 1] [--concurrency 8]
+ * The root token and the local key (the store's sealing key) are the secrets no answer may hold.
  * The root token would be revoked by the fuzzer within seconds (auth/token/revoke-self), which
  * leaves it testing only the 403 path; so it fuzzes with a token whose policy allows everything
  * except revoking or re-scoping that token. The pki mount gets a CA and ACME enabled first.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startLocal } from '../../lib/local/service';
 import { setLogLevel } from '../../lib/log';
 
-const FUZZER = resolve(import.meta.dirname, '../../../shared/tools/fuzz.mjs');
+const FUZZER = resolve(import.meta.dirname, 'fuzz.ts');
 const ALL = ['create', 'read', 'update', 'delete', 'list', 'sudo'];
 
 setLogLevel('silent');
@@ -59,7 +61,11 @@ for (const [path, body] of [
 
 const args = process.argv.slice(2);
 // Asynchronously: the service under test runs in this very process.
-const child = spawn(process.execPath, [FUZZER, '--base', svc.url, '--token', token, ...args], { stdio: 'inherit' });
+const secrets = [root, readFileSync(join(dataDir, 'local.key'), 'utf8').trim()].join('\n');
+const child = spawn(process.execPath, ['--import', 'tsx', FUZZER, '--base', svc.url, ...args], {
+  stdio: 'inherit',
+  env: { ...process.env, FUZZ_TOKEN: token, FUZZ_SECRETS: secrets },
+});
 const code = await new Promise<number>((done) => child.on('exit', (c) => done(c ?? 1)));
 await svc.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -21,7 +21,7 @@ import { functionFor } from '../../../lib/routing';
 import { sysFunctionApp } from '../../../lib/sys-function';
 import { call, createTestService } from '../../helpers/service';
 
-const FUZZER = resolve(import.meta.dirname, '../../../../shared/tools/fuzz.mjs');
+const FUZZER = resolve(import.meta.dirname, '../../tools/fuzz.ts');
 setLogLevel('silent');
 const acl = process.argv.includes('--acl');
 const args = process.argv.slice(2).filter((a) => a !== '--acl');
@@ -60,7 +60,9 @@ app.all('*', async (c) => {
 const server = createAdaptorServer({ fetch: app.fetch });
 await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
 const { port } = server.address() as AddressInfo;
-const child = spawn(process.execPath, [FUZZER, '--base', `http://127.0.0.1:${port}`, '--token', token, ...args], { stdio: 'inherit' });
+const child = spawn(process.execPath, ['--import', 'tsx', FUZZER, '--base', `http://127.0.0.1:${port}`, '--token', token, ...args], {
+  stdio: 'inherit',
+});
 const code = await new Promise<number>((done) => child.on('exit', (c) => done(c ?? 1)));
 await new Promise<void>((r) => server.close(() => r()));
 const total = Object.values(catalogStatuses).reduce((a, b) => a + b, 0);
