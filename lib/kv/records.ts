@@ -131,7 +131,6 @@ export function checkCustomMetadata(meta: Record<string, string>): void {
       throw new InvalidInput(
         `custom_metadata validation failed: length of value for key ${JSON.stringify(k)} is ${vl} but must be 0 < len(value) <= 512`,
       );
-    // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(k) || /[\u0000-\u001f\u007f]/.test(v))
       throw new InvalidInput(`custom_metadata validation failed: key ${JSON.stringify(k)} or its value contains unprintable characters`);
   }
