@@ -155,3 +155,28 @@ describe('parameter constraints', () => {
     expect(can(req, 'a/b', 'update', { x: '1', y: '1' })).toBe(true);
   });
 });
+
+describe('grantsUnder: whether a token reaches a mount (sys/internal/ui/mounts)', () => {
+  it.each([
+    [{ 'secret/*': ['read'] }, 'secret/', true],
+    [{ 'secret/data/app/db': ['read'] }, 'secret/', true],
+    [{ 'secret/data/*': ['list'] }, 'secret/', true],
+    [{ '+/data/*': ['read'] }, 'secret/', true],
+    [{ 'sec*': ['read'] }, 'secret/', true],
+    [{ '*': ['read'] }, 'secret/', true],
+    [{ 'secretary/*': ['read'] }, 'secret/', false],
+    [{ 'pki/*': ['read'] }, 'secret/', false],
+    [{ 'secret/*': ['deny'] }, 'secret/', false],
+    [{ 'pki/+/web': ['update'] }, 'secret/', false],
+    [{ 'auth/token/lookup-self': ['read'] }, 'auth/token/', true],
+  ])('%j reaches %s: %s', (rules, mount, expected) => {
+    const doc = { path: Object.fromEntries(Object.entries(rules).map(([p, c]) => [p, { capabilities: c }])) };
+    expect(acl(doc).grantsUnder(mount)).toBe(expected);
+  });
+
+  it('a grant below a denied mount path still reaches the mount, as Vault walks the rules under it', () => {
+    expect(
+      acl({ path: { 'secret/*': { capabilities: ['deny'] }, 'secret/data/x': { capabilities: ['read'] } } }).grantsUnder('secret/'),
+    ).toBe(true);
+  });
+});
