@@ -4,18 +4,9 @@
  * the 404 a version 1 path gets on a version 2 mount.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Mount } from '../../../lib/config';
 import { kvEngine } from '../../../lib/kv/engine';
 import { call, createTestService, type TestService } from '../../helpers/service';
-
-export const kvMount = (path: string, version: '1' | '2'): Mount => ({
-  path,
-  type: 'kv',
-  description: `KV version ${version}`,
-  defaultLeaseTtl: 768 * 3600,
-  maxLeaseTtl: 768 * 3600,
-  options: { version },
-});
+import { kvMount } from './kv-mounts';
 
 let svc: TestService;
 const kv = (method: string, path: string, body?: unknown) =>
