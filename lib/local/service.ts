@@ -97,7 +97,7 @@ function listenFailure(e: unknown, host: string, port: number): unknown {
   return e;
 }
 
-function storeKind(setting: string | undefined): LocalStoreKind {
+export function storeKind(setting: string | undefined): LocalStoreKind {
   if (setting === undefined || setting === '' || setting === 'level') return 'level';
   if (setting === 'dynalite') return 'dynalite';
   throw new Error(`LOCAL_STORE=${setting}: expected level (the default) or dynalite`);
@@ -113,8 +113,8 @@ function syncSetting(setting: string | undefined): boolean {
   throw new Error(`LOCAL_STORE_SYNC=${setting}: expected true (the default) or false`);
 }
 
-/** Deps on the chosen store under `dataDir`, and how to close that store. */
-async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps: Deps; close: () => Promise<void> }> {
+/** Deps on the chosen store under `dataDir`, and how to close that store (also lib/local/root.ts's). */
+export async function openStore(dataDir: string, kind: LocalStoreKind): Promise<{ deps: Deps; close: () => Promise<void> }> {
   const env = { ...readEnvironment(), localKeyFile: join(dataDir, 'local.key') };
   delete env.kmsKeyId;
   // The local audit device: DATA_DIR/audit.log, unless AUDIT_DEVICES names others.
