@@ -34,8 +34,9 @@ export function casOf(options: unknown): number | undefined {
   if (typeof options !== 'object' || Array.isArray(options)) throw new BadRequest('options must be a JSON object');
   const cas = (options as Record<string, unknown>).cas;
   if (cas === undefined || cas === null) return undefined;
-  const n = typeof cas === 'number' ? cas : typeof cas === 'string' && /^\d+$/.test(cas) ? Number(cas) : NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new BadRequest('error parsing check-and-set parameter');
+  // Any integer parses (a negative one matches no version, as in Vault); anything else is refused.
+  const n = typeof cas === 'number' ? cas : typeof cas === 'string' && /^\s*-?\d+\s*$/.test(cas) ? Number(cas) : NaN;
+  if (!Number.isSafeInteger(n)) throw new BadRequest('error parsing check-and-set parameter');
   return n;
 }
 
