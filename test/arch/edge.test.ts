@@ -51,7 +51,7 @@ describe('the edge', () => {
   });
 
   it('lets engines return their secrets: no engine builds a lease record (leases.create)', () => {
-    const engines = ['pki/', 'ssh/', 'cloud-a/', 'cloud-b/', 'cloud-common/', 'catalog/', 'auth/'];
+    const engines = ['pki/', 'ssh/', 'cloud-a/', 'cloud-b/', 'cloud-common/', 'kv/', 'catalog/', 'auth/'];
     const hits = sources.filter((s) => engines.some((e) => s.path.startsWith(e)) && /leases\.create\(/.test(s.text)).map((s) => s.path);
     expect(hits).toEqual([]);
   });

@@ -50,7 +50,7 @@ describe('the local service', () => {
       const mounts = await fetch(`${second.url}/v1/sys/mounts`, { headers: { 'x-svc-token': child } });
       expect(mounts.status).toBe(200);
       const body = (await mounts.json()) as { data: Record<string, { type: string }> };
-      expect(Object.keys(body.data)).toEqual(['pki/', 'pki_int/', 'ssh/', 'cloud-a/', 'cloud-b/']);
+      expect(Object.keys(body.data)).toEqual(['pki/', 'pki_int/', 'ssh/', 'cloud-a/', 'cloud-b/', 'secret/']);
       const lookup = await fetch(`${second.url}/v1/auth/token/lookup-self`, { headers: { authorization: `Bearer ${root}` } });
       expect(lookup.status).toBe(200);
       // LIST on the wire, as existing clients send it (Node's own parser would refuse it).
