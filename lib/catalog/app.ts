@@ -9,7 +9,7 @@ import type { AuditResponse } from '../audit/auditor';
 import type { Deps } from '../deps';
 import { BODY_LIMIT } from '../config';
 import { HttpError, NotFound, PayloadTooLarge } from '../errors';
-import { frontDoor, paramsOf, route } from '../http/front-door';
+import { frontDoor, paramsOf, pathTemplate, route } from '../http/front-door';
 import { readRawBody } from '../http/input';
 import { resolveAccess, type CatalogAccess } from './acl';
 import { Catalog } from './catalog';
@@ -134,7 +134,7 @@ function auditOf(reply: CatalogReply): AuditResponse {
 async function serveCatalog(c: Context, route: CatalogRoute, parts: Parts, state: CatalogState): Promise<Response> {
   const scope = c.get('scope');
   const trail = c.get('audit');
-  scope.log.path = `${route.prefix}/${route.pattern}`;
+  scope.log.path = pathTemplate(route.prefix, route.pattern);
   trail.request.mountType = 'catalog';
   trail.request.mountPoint = `${route.prefix}/`;
   const { method, handler } = handlerFor(c, route);
@@ -142,7 +142,8 @@ async function serveCatalog(c: Context, route: CatalogRoute, parts: Parts, state
   const { token, body } = await readInput(c, method, parts.settings);
   const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
   await trail.record();
-  const hit = { route, params: paramsOf(c), name: scope.log.path as string };
+  // Named in errors as asked (the route's pattern is internal).
+  const hit = { route, params: paramsOf(c), name: (scope.path ?? '').slice(0, 256) };
   const reply = await run(scope.url, hit, method, handler, parts, access, state, body, c.req.raw.signal);
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.

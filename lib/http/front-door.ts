@@ -79,6 +79,15 @@ export function route(app: Hono, prefix: string, pattern: string, handler: (c: C
   if (!pattern.split('/').at(-1)?.startsWith('*')) app.all(`${path}/`, h);
 }
 
+/**
+ * A declared path as the OpenAPI document and the log line show it: `pki/roles/{name}`,
+ * `kv/{key}`, never the router's `:name` and `*key` (the values themselves stay out of the log).
+ */
+export function pathTemplate(prefix: string, pattern: string): string {
+  const template = pattern.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+  return template ? `${prefix}/${template}` : prefix;
+}
+
 function honoSegment(seg: string): string {
   if (seg.startsWith(':')) return seg;
   if (seg.startsWith('*')) return `:${seg.slice(1)}{.+}`;

@@ -9,7 +9,7 @@ import type { Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { NotFound } from '../errors';
 import { errorResponse } from './envelope';
-import { frontDoor, route, type Renderer } from './front-door';
+import { frontDoor, pathTemplate, route, type Renderer } from './front-door';
 import { partitionName, type PathSpec, type RouteSet } from './path';
 import { auditResponse } from './pipeline/audit-response';
 import { authorize } from './pipeline/authorize';
@@ -28,16 +28,32 @@ export interface ApiOptions {
   routes: RouteSet[];
 }
 
-/** Vault's error envelope; a miss under a known prefix is an unsupported path. */
+/**
+ * Vault's error envelope. A path no route takes is a 404 naming the path asked and what is
+ * missing, in one form: under a mount, Vault's "unsupported path"; under none, its "no handler
+ * for route" (OpenBao's CLI tells the two apart by these words: not a PKI mount, no mount). A 404
+ * a handler gave without a message (nothing stored at the path) names the path too, except a
+ * LIST's: Vault answers a LIST with no keys `{"errors":[]}`, and clients read that as "empty".
+ */
 function envelopeRenderer(prefixes: string[]): Renderer {
   return {
-    error: (err, c) => errorResponse(err.status, err.messages, c.get('scope').pretty, c.get('scope').id),
-    notFound: (path) =>
-      new NotFound(
-        prefixes.some((p) => path === p || path.startsWith(p + '/'))
-          ? `unsupported path "${path}"`
-          : `no handler for route "${path.slice(0, 256)}"`,
-      ),
+    error: (err, c) => {
+      const scope = c.get('scope');
+      const messages =
+        err.status === 404 && err.messages.length === 0 && c.get('audit').request.operation !== 'list' && scope.path !== undefined
+          ? [`nothing found at "${scope.path.slice(0, 256)}"`]
+          : err.messages;
+      return errorResponse(err.status, messages, scope.pretty, scope.id);
+    },
+    notFound: (path) => {
+      const shown = JSON.stringify(path === '' ? '/v1/' : path.slice(0, 256));
+      const mount = prefixes.filter((p) => path === p || path.startsWith(p + '/')).sort((a, b) => b.length - a.length)[0];
+      return new NotFound(
+        mount !== undefined
+          ? `unsupported path ${shown}: the ${mount}/ mount has no such path`
+          : `no handler for route ${shown}: no mount serves it`,
+      );
+    },
   };
 }
 
@@ -55,7 +71,7 @@ function newCall(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Call {
   const scope = c.get('scope');
   const audit = c.get('audit');
   scope.log.mount = set.mount.path;
-  scope.log.path = `${set.prefix}/${spec.pattern}`;
+  scope.log.path = pathTemplate(set.prefix, spec.pattern);
   audit.request.mountType = set.mount.type;
   audit.request.mountPoint = `${set.prefix}/`;
   if (set.mount.auditClearRequestKeys) audit.request.clearKeys = set.mount.auditClearRequestKeys;

@@ -147,7 +147,7 @@ describe('functions/sys.ts handler', () => {
   it('answers 405 with {"errors":[...]} for an operation a path lacks', async () => {
     const res = await invoke('DELETE', '/v1/sys/health');
     expect(res.statusCode).toBe(405);
-    expect(json(res)).toEqual({ errors: ['unsupported operation: DELETE'] });
+    expect(json(res)).toEqual({ errors: ['unsupported operation: DELETE on "sys/health"; it takes GET'] });
   });
 
   it('passes cookies without breaking token auth', async () => {

@@ -6,7 +6,7 @@
  * which throws them after authorization: an unauthorised caller learns nothing from them.
  */
 import { BODY_LIMIT } from '../../config';
-import { MethodNotAllowed } from '../../errors';
+import { HttpError } from '../../errors';
 import { canonicalPath } from '../canonical-path';
 import { parseBody, queryInput, readRawBody, validateFields } from '../input';
 import type { OpName, PathSpec } from '../path';
@@ -32,9 +32,21 @@ export function operationOf(method: string, url: URL): OpName | undefined {
   }
 }
 
-/** The operation, or 405 when the path has no handler for it (or it acts and was asked by HEAD). */
-export function operationFor(spec: PathSpec, request: Request, op: OpName | undefined): OpName {
-  if (!op || !spec.operations[op] || (request.method === 'HEAD' && spec.readActs)) throw new MethodNotAllowed(request.method);
+/** The methods that ask for each operation, for a 405's message. */
+const METHODS_OF: Record<OpName, string> = { read: 'GET', list: 'LIST', write: 'POST/PUT', patch: 'PATCH', delete: 'DELETE' };
+
+/**
+ * The operation, or 405 when the path has no handler for it (or it acts and was asked by HEAD):
+ * Vault's "unsupported operation", naming the method, the path asked and the methods it takes.
+ */
+export function operationFor(spec: PathSpec, request: Request, op: OpName | undefined, path = ''): OpName {
+  if (!op || !spec.operations[op] || (request.method === 'HEAD' && spec.readActs)) {
+    const takes = (Object.keys(METHODS_OF) as OpName[]).filter(
+      (o) => spec.operations[o] && !(o === 'read' && request.method === 'HEAD' && spec.readActs),
+    );
+    const asked = path ? ` on "${path.slice(0, 256)}"` : '';
+    throw new HttpError(405, [`unsupported operation: ${request.method}${asked}; it takes ${takes.map((o) => METHODS_OF[o]).join(', ')}`]);
+  }
   return op;
 }
 
@@ -43,7 +55,7 @@ export async function decode(call: Call): Promise<void> {
   const request = c.req.raw;
   const asked = operationOf(request.method, scope.url);
   if (asked === 'list') audit.request.operation = 'list';
-  call.op = operationFor(spec, request, asked);
+  call.op = operationFor(spec, request, asked, scope.path);
   const canonical = canonicalPath(spec.fields, set.prefix, spec.pattern, scope.path ?? '', c.req.param() as Record<string, string>);
   call.full = canonical.full;
   call.rel = canonical.full.slice(set.prefix.length + 1);

@@ -55,7 +55,7 @@ describe('catalog secrets', () => {
     expect(denied.text).toBe('ACL not found');
     const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(entries).toHaveLength(3);
-    expect(entries[0]).toMatchObject({ event: 'request', function: 'catalog', method: 'PUT', path: 'kv/*key', status: 200 });
+    expect(entries[0]).toMatchObject({ event: 'request', function: 'catalog', method: 'PUT', path: 'kv/{key}', status: 200 });
     const all = lines.join('\n');
     for (const s of [token, 'lk.query-token-that-is-wrong', VALUE, 'logged-key-name', 'correct-horse']) expect(all).not.toContain(s);
   });

@@ -42,15 +42,15 @@ describe('the HTTP layer', () => {
 
   it('404 for unknown routes and paths, 405 for a method the path does not take', async () => {
     expect((await call(svc.app, 'GET', '/v1/nomount/x', { token: svc.root })).json).toEqual({
-      errors: ['no handler for route "nomount/x"'],
+      errors: ['no handler for route "nomount/x": no mount serves it'],
     });
     expect((await call(svc.app, 'GET', '/v2/sys/health')).status).toBe(404);
     const unknown = await call(svc.app, 'GET', '/v1/sys/unknown/thing', { token: svc.root });
     expect(unknown.status).toBe(404);
-    expect(unknown.json!.errors[0]).toMatch(/unsupported path/);
+    expect(unknown.json!.errors).toEqual(['unsupported path "sys/unknown/thing": the sys/ mount has no such path']);
     const wrong = await call(svc.app, 'DELETE', '/v1/sys/mounts', { token: svc.root });
     expect(wrong.status).toBe(405);
-    expect(wrong.json).toEqual({ errors: ['unsupported operation: DELETE'] });
+    expect(wrong.json).toEqual({ errors: ['unsupported operation: DELETE on "sys/mounts"; it takes GET'] });
     expect((await call(svc.app, 'PATCH', '/v1/sys/mounts', { token: svc.root })).status).toBe(405);
   });
 

@@ -29,7 +29,10 @@ describe('sys/policy', () => {
     const list = await call(svc.app, 'LIST', '/v1/sys/policy', { token: svc.root });
     expect(list.json!.data.keys).toEqual(expect.arrayContaining(['default', 'objects', 'readers', 'root']));
     expect((await call(svc.app, 'DELETE', '/v1/sys/policy/readers', { token: svc.root })).status).toBe(204);
-    expect(await call(svc.app, 'GET', '/v1/sys/policy/readers', { token: svc.root })).toMatchObject({ status: 404, json: { errors: [] } });
+    expect(await call(svc.app, 'GET', '/v1/sys/policy/readers', { token: svc.root })).toMatchObject({
+      status: 404,
+      json: { errors: ['nothing found at "sys/policy/readers"'] },
+    });
   });
 
   it('folds names to lower case before the policy check (as Vault stores them), so a deny on sys/policy/<name> holds under every spelling', async () => {
