@@ -44,7 +44,7 @@ interface MountEntry {
   max_lease_ttl?: string | number;
   audit_non_hmac_request_keys?: string[];
   audit_non_hmac_response_keys?: string[];
-  options?: Record<string, unknown>;
+  options?: unknown;
 }
 
 const MOUNT_KEYS = [
