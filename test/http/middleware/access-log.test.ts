@@ -18,7 +18,7 @@ app.post('/v1/created', (c) => c.json({ ok: true }, 201));
 app.get('/v1/roles/:name', (c) => {
   const log = c.get('scope').log;
   log.mount = 'pki';
-  log.path = 'pki/roles/:name';
+  log.path = 'pki/roles/{name}';
   return c.body(null, 204);
 });
 app.get('/v1/boom', () => {
@@ -67,9 +67,9 @@ describe('accessLog', () => {
     expect(lines).toEqual([expect.objectContaining({ method: 'POST', status: 201 })]);
   });
 
-  it('carries the fields a surface added to the scope (mount, path pattern)', async () => {
+  it('carries the fields a surface added to the scope (mount, path template)', async () => {
     const lines = await logged(() => app.request('http://localhost/v1/roles/web'));
-    expect(lines).toEqual([expect.objectContaining({ mount: 'pki', path: 'pki/roles/:name', status: 204 })]);
+    expect(lines).toEqual([expect.objectContaining({ mount: 'pki', path: 'pki/roles/{name}', status: 204 })]);
   });
 
   it("logs a failure's status as answered by onError, and never the failure's message", async () => {
