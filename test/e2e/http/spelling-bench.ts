@@ -8,6 +8,7 @@ import { createCatalogApp } from '../../../lib/catalog/app';
 import { parseCatalogSettings } from '../../../lib/catalog/settings';
 import { makeCloudAEngine } from '../../../lib/cloud-a/engine';
 import { makeCloudBEngine } from '../../../lib/cloud-b/engine';
+import { kvEngine } from '../../../lib/kv/engine';
 import { pkiEngine } from '../../../lib/pki/engine';
 import { sshEngine } from '../../../lib/ssh/engine';
 import { startCloudAFake, type CloudAFake } from '../../fakes/cloud-a/server';
@@ -55,7 +56,9 @@ async function startFakes(): Promise<{ a: CloudAFake; b: CloudBFake; aEnv: Recor
 
 export async function spellingBench(): Promise<SpellingBench> {
   const { a, b, aEnv, bEnv } = await startFakes();
-  const svc = await createTestService({ engines: [pkiEngine, sshEngine, makeCloudAEngine(() => aEnv), makeCloudBEngine(() => bEnv)] });
+  const svc = await createTestService({
+    engines: [pkiEngine, sshEngine, makeCloudAEngine(() => aEnv), makeCloudBEngine(() => bEnv), kvEngine],
+  });
   const catalog = createCatalogApp(svc.deps, parseCatalogSettings({ acl: { enabled: true, default_policy: 'deny' } }, {}));
   const dir = tempDir('latchkey-spelling-');
   const user = keygen(dir, 'ed25519');

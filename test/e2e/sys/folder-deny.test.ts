@@ -79,6 +79,8 @@ const FOLDERS: Folder[] = [
   { folder: 'pki_int/keys/', grant: 'pki_int/*', sibling: 'pki_int/issuers/' },
   { folder: 'ssh/roles/', grant: 'ssh/*', sibling: 'ssh/issuers/' },
   { folder: 'ssh/issuers/', grant: 'ssh/*', sibling: 'ssh/roles/' },
+  { folder: 'secret/metadata/', grant: 'secret/*' },
+  { folder: 'secret/metadata/team/', grant: 'secret/*', sibling: 'secret/metadata/other/' },
   { folder: 'cloud-a/roles/', grant: 'cloud-a/*' },
   { folder: 'cloud-b/role/', grant: 'cloud-b/*' },
   { folder: 'cloud-b/roles/', grant: 'cloud-b/*' },
@@ -113,6 +115,8 @@ beforeAll(async () => {
     await must('POST', `${mount}/revoke`, { serial_number: doomed.json!.data.serial_number });
     await must('POST', `${mount}/acme/new-eab`);
   }
+  // KV: a secret in two folders of secret/.
+  for (const path of ['team/db', 'other/api']) await must('POST', `secret/data/${path}`, { data: { v: path } });
   // sys and auth items (a policy of each name, token roles, AppRole roles with secret ids, AWS
   // and JWT roles) come with the spelling bench.
   // Root sees an item in every folder, so each 403 below hides something.
