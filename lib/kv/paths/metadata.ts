@@ -5,11 +5,11 @@
  */
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath, type Req, type ReqContext } from '../../http/path';
+import { definePath, type Req } from '../../http/path';
 import { checkCustomMetadata } from '../records';
 import type { MetadataSettings } from '../secrets';
-import { kvSecrets, kvStore, secretExists } from './common';
-import { folderOf, secretMetadata } from './shapes';
+import { kvSecrets, kvStore, listFolder, secretExists } from './common';
+import { secretMetadata } from './shapes';
 
 const fields = {
   path: f.pathParam({ description: 'the secret, or for LIST the folder' }),
@@ -36,12 +36,6 @@ function settingsOf(req: Req<typeof fields>): MetadataSettings {
     ...(req.data.delete_version_after !== undefined ? { deleteVersionAfter: req.data.delete_version_after } : {}),
     ...(customMetadata !== undefined ? { customMetadata } : {}),
   };
-}
-
-async function listFolder(req: ReqContext, path: string | undefined) {
-  const keys = await kvStore(req).list(folderOf(path));
-  if (!keys.length) throw new NotFound();
-  return { data: { keys } };
 }
 
 export const metadataPaths = [

@@ -4,15 +4,9 @@
  */
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
-import { definePath, type ReqContext } from '../../http/path';
-import { kvStore, secretExists } from './common';
-import { folderOf, storing } from './shapes';
-
-async function listFolder(req: ReqContext, path: string | undefined) {
-  const keys = await kvStore(req).list(folderOf(path));
-  if (!keys.length) throw new NotFound();
-  return { data: { keys } };
-}
+import { definePath } from '../../http/path';
+import { kvStore, listFolder, secretExists } from './common';
+import { storing } from './shapes';
 
 export const v1Paths = [
   definePath({
