@@ -1,44 +1,27 @@
 /**
- * The benchmarks' HTTP client: node:http with keep-alive connections. undici's fetch costs the
- * client process more CPU per request than a lean server spends answering (measured: it tops
- * out near 1,300–1,600 req/s against a server that does nothing, node:http near 5,000–10,000),
- * so with fetch the figures would measure the client. Every server in a comparison is driven
- * by this same client.
+ * The benchmarks' HTTP calls, through the shared client's transport (lib/client/transport.ts:
+ * node:http with keep-alive connections). undici's fetch costs the client process more CPU per
+ * request than a lean server spends answering (measured: it tops out near 1,300–1,600 req/s
+ * against a server that does nothing, node:http near 5,000–10,000), so with fetch the figures
+ * would measure the client. Every server in a comparison is driven by this same transport.
  */
-import { Agent, request } from 'node:http';
+import { httpTransport } from '../lib/client/transport';
 
 export interface Reply {
   status: number;
   body: Buffer;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const transport = httpTransport({ maxSockets: 64 });
 
-export function send(url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const r = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method,
-        agent,
-        headers:
-          body === undefined
-            ? headers
-            : { 'content-type': 'application/json', ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }));
-        res.on('error', reject);
-      },
-    );
-    r.on('error', reject);
-    r.end(body);
+export async function send(url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+  const r = await transport({
+    method,
+    url,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body }),
   });
+  return { status: r.status, body: r.body };
 }
 
 /** A call that must succeed: throws with the answer on any status >= 300. */

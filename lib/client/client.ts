@@ -102,18 +102,17 @@ export const escapePath = (path: string) =>
     .map((s) => encodeURIComponent(s))
     .join('/');
 
-function parse(r: TransportReply): Reply {
+/** A transport reply read: its text, and its JSON when the text is JSON. */
+export function parseReply(r: TransportReply): Reply {
   const text = r.body.toString('utf8');
   let json: Json | undefined;
-  if (text && /json/.test(r.headers.get('content-type') ?? 'json')) {
-    try {
-      const v: unknown = JSON.parse(text);
-      if (v && typeof v === 'object' && !Array.isArray(v)) json = v as Json;
-    } catch {
-      json = undefined;
-    }
+  try {
+    // Any JSON value (Consul's `status/leader` answers a string); typed as the envelope's object.
+    json = text ? (JSON.parse(text) as Json) : undefined;
+  } catch {
+    json = undefined;
   }
-  return { status: r.status, headers: r.headers, body: r.body, text, ...(json ? { json } : {}) };
+  return { status: r.status, headers: r.headers, body: r.body, text, ...(json !== undefined ? { json } : {}) };
 }
 
 export class LatchkeyClient {
@@ -150,7 +149,7 @@ export class LatchkeyClient {
     for (let attempt = 0; ; attempt++) {
       let reply: Reply | undefined;
       try {
-        reply = parse(await this.transport({ method: wire, url, headers, ...(body !== undefined ? { body } : {}) }));
+        reply = parseReply(await this.transport({ method: wire, url, headers, ...(body !== undefined ? { body } : {}) }));
       } catch (e) {
         if (!retry || attempt >= this.retries) throw e;
       }

@@ -1,6 +1,8 @@
 /** An initialized service on a real DynamoDB-compatible store, for black-box app tests. */
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
+import { parseReply } from '../../lib/client/client';
+import { appTransport } from '../../lib/client/transport';
 import { createDeps } from '../../lib/composition';
 import type { Deps } from '../../lib/deps';
 import { parseAuditDevices, readEnvironment, type Mount } from '../../lib/config';
@@ -66,15 +68,12 @@ export async function call(app: Hono, method: string, path: string, o: CallOptio
     body = JSON.stringify(o.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await app.request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json: json as Record<string, any> | undefined, headers: res.headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // The shared client's transport and reply reading, on the wire as given (the path as written,
+  // LIST as the verb): the tests check what the edge does with exactly this request.
+  const r = parseReply(
+    await appTransport(app)({ method, url: `http://localhost${path}`, headers, ...(body !== undefined ? { body } : {}) }),
+  );
+  return { status: r.status, text: r.text, json: r.json, headers: r.headers };
 }
 
 /** Creates a token with the given policies (through the API, as a client would). */
