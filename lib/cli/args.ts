@@ -11,14 +11,15 @@ export class UsageError extends Error {
   }
 }
 
-export type FlagKind = 'string' | 'boolean';
+/** `strings`: a flag that may be given several times (`-policy=a -policy=b`). */
+export type FlagKind = 'string' | 'boolean' | 'strings';
 
 export interface FlagSpec {
   [name: string]: FlagKind;
 }
 
 export interface Parsed {
-  flags: Record<string, string | boolean>;
+  flags: Record<string, string | boolean | string[]>;
   args: string[];
   /** What followed `--`. */
   rest: string[];
@@ -36,7 +37,7 @@ const BOOL_TEXT: Record<string, boolean> = { true: true, '1': true, t: true, fal
 
 export function parseArgs(argv: string[], spec: FlagSpec): Parsed {
   const all = { ...COMMON_FLAGS, ...spec };
-  const flags: Record<string, string | boolean> = {};
+  const flags: Record<string, string | boolean | string[]> = {};
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -59,9 +60,12 @@ export function parseArgs(argv: string[], spec: FlagSpec): Parsed {
       }
       continue;
     }
-    if (eq >= 0) flags[name] = body.slice(eq + 1);
-    else if (i + 1 < argv.length) flags[name] = argv[++i]!;
+    let value: string;
+    if (eq >= 0) value = body.slice(eq + 1);
+    else if (i + 1 < argv.length) value = argv[++i]!;
     else throw new UsageError(`flag needs an argument: -${name}`);
+    if (kind === 'strings') flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];
+    else flags[name] = value;
   }
   return { flags, args, rest: [] };
 }
@@ -73,3 +77,12 @@ export const str = (p: Parsed, name: string, dflt = ''): string => {
 };
 
 export const bool = (p: Parsed, name: string): boolean => p.flags[name] === true;
+
+/** A repeatable flag's values, each also split at commas. */
+export const strs = (p: Parsed, name: string): string[] => {
+  const v = p.flags[name];
+  return (Array.isArray(v) ? v : typeof v === 'string' ? [v] : [])
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean);
+};
