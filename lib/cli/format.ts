@@ -49,19 +49,33 @@ export function columns(rows: string[][]): string {
 export const kvTable = (pairs: [string, unknown][]) =>
   columns([['Key', 'Value'], ['---', '-----'], ...pairs.map(([k, v]) => [k, cell(v)])]);
 
+/** Seconds as the vault CLI shows a duration: Go's form with the zero tails cut (1h, 1h30m, 45s). */
+export function humanDuration(seconds: number): string {
+  if (!seconds) return '0s';
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const sec = seconds % 60;
+  let out = `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${sec}s`;
+  if (out.endsWith('m0s')) out = out.slice(0, -2);
+  const i = out.indexOf('h0m');
+  if (i > 0) out = out.slice(0, i + 1) + out.slice(i + 3);
+  return out;
+}
+
 /** The rows of an answer: lease, token, then data. */
 export function secretRows(e: Envelope): [string, unknown][] {
   const rows: [string, unknown][] = [];
   if (e.lease_duration > 0) {
-    if (e.lease_id) rows.push(['lease_id', e.lease_id], ['lease_duration', `${e.lease_duration}s`], ['lease_renewable', e.renewable]);
-    else rows.push(['refresh_interval', `${e.lease_duration}s`]);
+    if (e.lease_id)
+      rows.push(['lease_id', e.lease_id], ['lease_duration', humanDuration(e.lease_duration)], ['lease_renewable', e.renewable]);
+    else rows.push(['refresh_interval', humanDuration(e.lease_duration)]);
   }
   if (e.auth) {
     const a = e.auth;
     rows.push(
       ['token', a.client_token],
       ['token_accessor', a.accessor],
-      ['token_duration', a.lease_duration ? `${a.lease_duration}s` : '∞'],
+      ['token_duration', a.lease_duration ? humanDuration(a.lease_duration) : '∞'],
       ['token_renewable', a.renewable],
       ['token_policies', a.token_policies ?? a.policies],
       ['policies', a.policies],
