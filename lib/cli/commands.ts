@@ -24,4 +24,5 @@ export const COMMANDS: Record<string, Loader> = {
   kv: () => import('./kv').then((m) => m.command),
   status: () => import('./status').then((m) => m.command),
   ssh: () => import('./ssh').then((m) => m.command),
+  agent: () => import('../agent/main').then((m) => m.command),
 };
