@@ -96,7 +96,7 @@ async function renewOnce(job: Job, d: LoopDeps, signal: AbortSignal): Promise<{ 
   d.log.line('renewed', { ...job.label, serial: v.serial, not_after: iso(v.end), next_renewal: iso(d.clock.now() + wait) });
   if (job.command) {
     const r = await (d.run ?? runCommand)(job.command);
-    d.log.line('command', { ...job.label, command: job.command, ...r });
+    d.log.line('command', { ...job.label, ...r });
   }
   return { v, wait };
 }
