@@ -78,7 +78,17 @@ export class Session {
     }
     const l = loginOf(this.auth);
     for (const s of l.secrets) this.log.secret(s);
-    const a = await login(this.client, l.method, l.mount, l.fields);
+    // The old token stays off the login request (it may be the expired or revoked one); a call
+    // made meanwhile goes without one, gets a 403 and waits for this login.
+    const old = this.client.token;
+    this.client.token = undefined;
+    let a;
+    try {
+      a = await login(this.client, l.method, l.mount, l.fields);
+    } catch (e) {
+      this.client.token ??= old;
+      throw e;
+    }
     this.log.secret(a.client_token);
     this.client.token = a.client_token;
     this.obtainedAt = this.now();
