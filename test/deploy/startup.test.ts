@@ -22,9 +22,17 @@ function startOnce(): Promise<{ stdout: string; stderr: string }> {
   const child = spawn('npm', ['run', '--silent', 'start'], { cwd: ROOT, env, detached: true });
   let stdout = '';
   let stderr = '';
+  let stopping = false;
   return new Promise((done, fail) => {
+    // Once: output after the kill (the server's shutdown line) must not schedule a second one.
     const stop = () => {
-      process.kill(-child.pid!, 'SIGTERM');
+      if (stopping) return;
+      stopping = true;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
       rmSync(dataDir, { recursive: true, force: true });
     };
     const timer = setTimeout(() => {
@@ -33,7 +41,7 @@ function startOnce(): Promise<{ stdout: string; stderr: string }> {
     }, 60_000);
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
-      if (/listening on/.test(stdout)) {
+      if (/listening on/.test(stdout) && !stopping) {
         clearTimeout(timer);
         setTimeout(() => {
           stop();
