@@ -1,19 +1,14 @@
 /** One HTTP(S) exchange over a keep-alive agent, for the lean AWS clients. */
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { exchange, RequestTimeout } from '../net/exchange';
+
+export { RequestTimeout };
 
 export interface HttpReply {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
-}
-
-/** The exchange took longer than its timeout (a network error: the caller may retry). */
-export class RequestTimeout extends Error {
-  constructor() {
-    super('request timed out');
-    this.name = 'RequestTimeout';
-  }
 }
 
 export class Endpoint {
@@ -25,29 +20,9 @@ export class Endpoint {
     this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   }
 
-  send(method: string, path: string, headers: Record<string, string>, body: string, timeoutMs = 10_000): Promise<HttpReply> {
-    const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        {
-          hostname: this.url.hostname,
-          port: this.url.port,
-          path,
-          method,
-          agent: this.agent,
-          headers: Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) }),
-        },
-        (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (d: Buffer) => parts.push(d));
-          res.on('error', reject);
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
-        },
-      );
-      req.setTimeout(timeoutMs, () => req.destroy(new RequestTimeout()));
-      req.on('error', reject);
-      req.end(body);
-    });
+  async send(method: string, path: string, headers: Record<string, string>, body: string, timeoutMs = 10_000): Promise<HttpReply> {
+    const r = await exchange({ url: this.url, path, method, headers, body: Buffer.from(body), agent: this.agent, timeoutMs });
+    return { status: r.status, headers: r.headers, text: r.body.toString('utf8') };
   }
 }
 

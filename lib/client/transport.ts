@@ -7,9 +7,10 @@
  * when given. `appTransport` hands the request to an in-process app's `fetch` (Hono's
  * `app.request`, the test helpers): the same client code, without a socket.
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { rootCertificates } from 'node:tls';
+import { exchange, RequestTimeout } from '../net/exchange';
 
 export interface TransportRequest {
   method: string;
@@ -53,33 +54,26 @@ export function httpTransport(o: HttpTransportOptions = {}): Transport {
     ...(o.caCert ? { ca: [...rootCertificates, o.caCert] } : {}),
   });
   const timeout = o.timeoutMs ?? 60_000;
-  return (r) =>
-    new Promise((resolve, reject) => {
-      const u = new URL(r.url);
-      const secure = u.protocol === 'https:';
-      const body = r.body === undefined ? undefined : typeof r.body === 'string' ? Buffer.from(r.body) : Buffer.from(r.body);
-      const headers = { ...r.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
-      const req = (secure ? httpsRequest : httpRequest)(
-        {
-          hostname: u.hostname,
-          port: u.port,
-          path: u.pathname + u.search,
-          method: r.method,
-          headers,
-          agent: secure ? https : http,
-          timeout,
-        },
-        (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (c: Buffer) => parts.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res.headers), body: Buffer.concat(parts) }));
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer from ${u.host} within ${timeout} ms`)));
-      req.on('error', reject);
-      req.end(body);
-    });
+  return async (r) => {
+    const url = new URL(r.url);
+    const secure = url.protocol === 'https:';
+    const body = r.body === undefined ? undefined : Buffer.from(r.body);
+    try {
+      const x = await exchange({
+        url,
+        path: url.pathname + url.search,
+        method: r.method,
+        headers: r.headers,
+        ...(body ? { body } : {}),
+        agent: secure ? https : http,
+        timeoutMs: timeout,
+      });
+      return { status: x.status, headers: headersOf(x.headers), body: x.body };
+    } catch (e) {
+      if (e instanceof RequestTimeout) throw new Error(`no answer from ${url.host} within ${timeout} ms`);
+      throw e;
+    }
+  };
 }
 
 /** An in-process app (anything with Hono's `request(url, init)` or a fetch function). */
