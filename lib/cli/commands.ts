@@ -2,14 +2,10 @@
  * The command table: a name and the module that runs it, loaded when asked for. A command
  * group (`token`, `kv`) dispatches its own subcommands. Registering one is one line here.
  */
-import type { Io } from './io';
+import type { Command } from './command';
 
-export interface Command {
-  /** One line for `latchkey -h`. */
-  summary: string;
-  /** Runs with the arguments after the command's name; answers the exit status. */
-  run(argv: string[], io: Io): Promise<number>;
-}
+/** Kept for imports of old; a command module imports the type from ./command (no import circle through this table). */
+export type { Command };
 
 type Loader = () => Promise<Command>;
 

@@ -1,6 +1,6 @@
 /** What every command shares: its flags parsed, `-h`, the context built from flags and env. */
 import { COMMON_FLAGS, parseArgs, str, UsageError, type FlagSpec, type Parsed } from './args';
-import type { Command } from './commands';
+import type { Command } from './command';
 import { cliContext, type CliContext } from './context';
 import type { Io } from './io';
 
