@@ -5,7 +5,6 @@
  */
 import type { Auth, Json, LatchkeyClient } from '../client/client';
 import { ClientError } from '../client/client';
-import { awsLoginFields } from '../client/aws-login';
 import { UsageError } from './args';
 
 /** Checks a token: its lookup-self, as an Auth. */
@@ -35,6 +34,8 @@ export async function login(client: LatchkeyClient, method: string, mount: strin
     const { role, header_value, region, ...other } = fields as Record<string, unknown>;
     if (Object.keys(other).length)
       throw new UsageError(`login -method=aws takes role, header_value and region, not ${Object.keys(other).join(', ')}`);
+    // Loaded when used: the AWS SDK's credential chain is the CLI's largest part.
+    const { awsLoginFields } = await import('../client/aws-login');
     const signed = await awsLoginFields({
       ...(typeof header_value === 'string' && header_value ? { serverId: header_value } : {}),
       ...(typeof region === 'string' && region ? { region } : {}),
