@@ -5,7 +5,7 @@
  * command line and environment as for every command (lib/cli/context.ts).
  */
 import { parseArgs, str, UsageError } from '../cli/args';
-import type { Command } from '../cli/commands';
+import type { Command } from '../cli/command';
 import { cliContext, readTokenFile } from '../cli/context';
 import type { Io } from '../cli/io';
 import { CONNECTION_HELP } from '../cli/kit';
