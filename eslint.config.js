@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.serverless/', '.esbuild/', 'data/', 'coverage/', '**/*.cjs'] },
+  { ignores: ['node_modules/', '.serverless/', '.esbuild/', 'data/', 'coverage/', 'dist/', '**/*.cjs'] },
   ...tseslint.configs.recommended,
   {
     rules: {
