@@ -7,6 +7,7 @@ import { auditPaths } from './paths/audit';
 import { authMountPaths } from './paths/auth-mounts';
 import { capabilityPaths } from './paths/capabilities';
 import { leasePaths } from './paths/leases';
+import { metricsPaths } from './paths/metrics';
 import { mountPaths } from './paths/mounts';
 import { policyPaths } from './paths/policy';
 import { sealStatusPaths } from './paths/seal-status';
@@ -46,6 +47,7 @@ export function sysRoutes(options: SysOptions = {}): RouteSet[] {
         ...wrappingPaths,
         ...auditPaths,
         ...authMountPaths,
+        ...metricsPaths,
       ],
     },
     { prefix: 'auth/token', mount: fixed('auth/token'), paths: tokenPaths },
