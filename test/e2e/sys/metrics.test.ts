@@ -66,6 +66,18 @@ describe('sys/metrics', () => {
     expect(r.text).toMatch(/format/);
   });
 
+  it("answers the text format, without ?format, to a scraper's Accept header (as the reference does)", async () => {
+    const accept = 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+    const r = await call(svc.app, 'GET', '/v1/sys/metrics', { token: scraper, headers: { accept } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(r.text).toContain('# TYPE latchkey_requests_total counter\n');
+    const telemetry = await call(svc.app, 'GET', '/v1/sys/metrics', { token: scraper, headers: { accept: 'prometheus/telemetry' } });
+    expect(telemetry.text).toMatch(/^# HELP /);
+    const plain = await call(svc.app, 'GET', '/v1/sys/metrics', { token: scraper, headers: { accept: 'application/json' } });
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it("counts N requests exactly, in the reference server's JSON shape, with bounded labels", async () => {
     const before = find((await jsonMetrics()).Counters, 'latchkey_requests_total', LEADER)?.Sum ?? 0;
     const deniedBefore =
