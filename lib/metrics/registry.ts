@@ -21,6 +21,13 @@ export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
+/** A label set's key: its values in declared order, each prefixed by its length (no separator can be forged). */
+function seriesKey(values: readonly string[]): string {
+  let key = '';
+  for (const v of values) key += `${v.length}:${v}`;
+  return key;
+}
+
 interface Series {
   labels: Labels;
   count: number;
@@ -59,18 +66,18 @@ abstract class Metric {
 
   abstract get type(): 'counter' | 'histogram';
 
-  /** The series for these labels (exactly the declared names; a missing one is ''), created on first use. */
+  /** The series for these labels (a missing one is ''; an undeclared name throws, checked when a label set is first seen), created on first use. */
   protected seriesFor(labels: Labels): Series {
+    const values = this.labelNames.map((n) => labels[n] ?? '');
+    const key = seriesKey(values);
+    let s = this.series.get(key);
+    if (s) return s;
     for (const k of Object.keys(labels)) {
       if (!this.labelNames.includes(k)) throw new Error(`metric ${this.name} has no label "${k}"`);
     }
-    const values = this.labelNames.map((n) => labels[n] ?? '');
-    const key = JSON.stringify(values);
-    let s = this.series.get(key);
-    if (s) return s;
     if (this.series.size >= this.maxSeries) {
       const overflowValues = this.labelNames.map(() => OVERFLOW);
-      const overflowKey = JSON.stringify(overflowValues);
+      const overflowKey = seriesKey(overflowValues);
       s = this.series.get(overflowKey);
       if (s) return s;
       return this.create(overflowKey, overflowValues);
@@ -123,8 +130,7 @@ export class Counter extends Metric {
 
   /** The current total for exactly these labels (0 when never incremented). */
   value(labels: Labels = {}): number {
-    const key = JSON.stringify(this.labelNames.map((n) => labels[n] ?? ''));
-    return this.series.get(key)?.sum ?? 0;
+    return this.series.get(seriesKey(this.labelNames.map((n) => labels[n] ?? '')))?.sum ?? 0;
   }
 }
 
@@ -158,8 +164,7 @@ export class Histogram extends Metric {
 
   /** Count and sum for exactly these labels. */
   value(labels: Labels = {}): { count: number; sum: number } {
-    const key = JSON.stringify(this.labelNames.map((n) => labels[n] ?? ''));
-    const s = this.series.get(key);
+    const s = this.series.get(seriesKey(this.labelNames.map((n) => labels[n] ?? '')));
     return { count: s?.count ?? 0, sum: s?.sum ?? 0 };
   }
 }
