@@ -6,7 +6,7 @@
  * series whose every label is `_overflow`, so a bug can never grow memory or the exposition.
  *
  * Exposition: `prometheusText()` in the Prometheus text format (version 0.0.4) and `json()` in the
- * shape the reference server's sys/metrics answers by default (Timestamp, Gauges, Points,
+ * shape OpenBao's and Vault's sys/metrics answers by default (Timestamp, Gauges, Points,
  * Counters, Samples).
  */
 
@@ -39,17 +39,40 @@ interface Series {
   buckets?: number[];
 }
 
-interface MetricOptions {
+/** CloudWatch's name for a metric in EMF (lib/metrics/emf.ts), its unit, and which labels are its dimensions. */
+export interface CloudWatchMetric {
+  name: string;
+  unit: 'Count' | 'Seconds' | 'Milliseconds' | 'None';
+  /**
+   * Labels that become CloudWatch dimensions (each a bounded value: a mount, an operation, a
+   * status class, a method; never a name, a token or a serial), beside the function's own.
+   */
+  dimensions: readonly string[];
+}
+
+export interface MetricOptions {
   name: string;
   help: string;
   labels?: readonly string[];
   maxSeries?: number;
+  /** How the metric is published on Lambda (EMF); absent: Prometheus and JSON only. */
+  cloudwatch?: CloudWatchMetric;
 }
 
-abstract class Metric {
+/** What a metric records, as a listener sees it (lib/metrics/emf.ts buffers these per invocation). */
+export interface Recorded {
+  metric: Metric;
+  labels: Labels;
+  value: number;
+}
+
+export abstract class Metric {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
+  readonly cloudwatch: CloudWatchMetric | undefined;
+  /** Called with every recorded value (set by the registry that holds the metric). */
+  listener: ((r: Recorded) => void) | undefined;
   protected readonly maxSeries: number;
   protected readonly series = new Map<string, Series>();
 
@@ -62,9 +85,13 @@ abstract class Metric {
     this.help = o.help;
     this.labelNames = [...(o.labels ?? [])];
     this.maxSeries = o.maxSeries ?? 1000;
+    for (const d of o.cloudwatch?.dimensions ?? []) {
+      if (!this.labelNames.includes(d)) throw new Error(`metric ${o.name}: dimension "${d}" is not one of its labels`);
+    }
+    this.cloudwatch = o.cloudwatch;
   }
 
-  abstract get type(): 'counter' | 'histogram';
+  abstract get type(): 'counter' | 'histogram' | 'gauge';
 
   /** The series for these labels (a missing one is ''; an undeclared name throws, checked when a label set is first seen), created on first use. */
   protected seriesFor(labels: Labels): Series {
@@ -103,7 +130,8 @@ abstract class Metric {
     return [];
   }
 
-  protected record(s: Series, value: number): void {
+  protected record(s: Series, value: number, labels?: Labels): void {
+    if (this.listener && labels) this.listener({ metric: this, labels, value });
     s.count += 1;
     s.sum += value;
     s.sumSquares += value * value;
@@ -125,7 +153,7 @@ export class Counter extends Metric {
 
   inc(labels: Labels = {}, by = 1): void {
     if (!Number.isFinite(by) || by < 0) throw new Error(`counter ${this.name} cannot go up by ${by}`);
-    this.record(this.seriesFor(labels), by);
+    this.record(this.seriesFor(labels), by, labels);
   }
 
   /** The current total for exactly these labels (0 when never incremented). */
@@ -158,7 +186,7 @@ export class Histogram extends Metric {
   observe(labels: Labels, value: number): void {
     if (!Number.isFinite(value)) return;
     const s = this.seriesFor(labels);
-    this.record(s, value);
+    this.record(s, value, labels);
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.buckets![i]! += 1;
   }
 
@@ -166,6 +194,28 @@ export class Histogram extends Metric {
   value(labels: Labels = {}): { count: number; sum: number } {
     const s = this.series.get(seriesKey(this.labelNames.map((n) => labels[n] ?? '')));
     return { count: s?.count ?? 0, sum: s?.sum ?? 0 };
+  }
+}
+
+/** A value that is set, not added to (e.g. how many CRLs are past their next update). */
+export class Gauge extends Metric {
+  get type() {
+    return 'gauge' as const;
+  }
+
+  set(labels: Labels, value: number): void {
+    if (!Number.isFinite(value)) return;
+    const s = this.seriesFor(labels);
+    if (this.listener) this.listener({ metric: this, labels, value });
+    s.count = 1;
+    s.sum = value;
+    s.min = value;
+    s.max = value;
+    s.sumSquares = value * value;
+  }
+
+  value(labels: Labels = {}): number | undefined {
+    return this.series.get(seriesKey(this.labelNames.map((n) => labels[n] ?? '')))?.sum;
   }
 }
 
@@ -193,7 +243,7 @@ function labelText(labels: Labels, extra?: [string, string]): string {
   return pairs.length ? `{${pairs.join(',')}}` : '';
 }
 
-/** One entry of the reference server's JSON answer (go-metrics' in-memory sink display). */
+/** One entry of OpenBao's JSON answer (go-metrics' in-memory sink display). */
 interface JsonSummary {
   Name: string;
   Count: number;
@@ -222,8 +272,26 @@ export class Registry {
     return this.add(new Histogram(o));
   }
 
+  gauge(o: MetricOptions): Gauge {
+    return this.add(new Gauge(o));
+  }
+
+  /** Every metric registered, by name. */
+  list(): readonly Metric[] {
+    return [...this.metrics.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /** Sends every value recorded from now on (by any metric, present or future) to `listener`; undefined stops it. */
+  listen(listener: ((r: Recorded) => void) | undefined): void {
+    this.listener = listener;
+    for (const m of this.metrics.values()) m.listener = listener;
+  }
+
+  private listener: ((r: Recorded) => void) | undefined;
+
   private add<M extends Metric>(m: M): M {
     if (this.metrics.has(m.name)) throw new Error(`metric ${m.name} is registered twice`);
+    m.listener = this.listener;
     this.metrics.set(m.name, m);
     return m;
   }
@@ -250,16 +318,27 @@ export class Registry {
   }
 
   /**
-   * The reference server's default JSON: counters and histograms (as Samples) summarised, each
+   * OpenBao's default JSON: gauges, counters and histograms (as Samples) summarised, each
    * label set its own entry; Rate is the total per second since the registry started.
    */
-  json(): { Timestamp: string; Gauges: unknown[]; Points: unknown[]; Counters: JsonSummary[]; Samples: JsonSummary[] } {
+  json(): {
+    Timestamp: string;
+    Gauges: { Name: string; Value: number; Labels: Labels }[];
+    Points: unknown[];
+    Counters: JsonSummary[];
+    Samples: JsonSummary[];
+  } {
     const now = this.now();
     const seconds = Math.max((now - this.started) / 1000, 1);
     const counters: JsonSummary[] = [];
     const samples: JsonSummary[] = [];
+    const gauges: { Name: string; Value: number; Labels: Labels }[] = [];
     for (const m of [...this.metrics.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       for (const s of m.all()) {
+        if (m instanceof Gauge) {
+          gauges.push({ Name: m.name, Value: s.sum, Labels: { ...s.labels } });
+          continue;
+        }
         const mean = s.count ? s.sum / s.count : 0;
         const variance = s.count > 1 ? Math.max((s.sumSquares - s.count * mean * mean) / (s.count - 1), 0) : 0;
         const entry: JsonSummary = {
@@ -276,7 +355,7 @@ export class Registry {
         (m instanceof Histogram ? samples : counters).push(entry);
       }
     }
-    return { Timestamp: new Date(now).toISOString(), Gauges: [], Points: [], Counters: counters, Samples: samples };
+    return { Timestamp: new Date(now).toISOString(), Gauges: gauges, Points: [], Counters: counters, Samples: samples };
   }
 }
 

@@ -15,11 +15,13 @@ export function requestMetrics(r: Registry) {
       name: 'latchkey_requests_total',
       help: 'Requests answered, by function, mount, path template, operation and status class.',
       labels: ['function', 'mount', 'path', 'operation', 'status_class'],
+      cloudwatch: { name: 'Requests', unit: 'Count', dimensions: ['mount', 'operation', 'status_class'] },
     }),
     duration: r.histogram({
       name: 'latchkey_request_duration_seconds',
       help: 'Time to answer a request, in seconds, by function, mount, operation and status class.',
       labels: ['function', 'mount', 'operation', 'status_class'],
+      cloudwatch: { name: 'RequestDuration', unit: 'Seconds', dimensions: ['mount', 'operation', 'status_class'] },
     }),
   };
 }

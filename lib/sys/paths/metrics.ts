@@ -1,5 +1,5 @@
 /**
- * sys/metrics, as the reference server serves it: this process's metrics (metrics/registry.ts)
+ * sys/metrics, as OpenBao and Vault serve it: this process's metrics (metrics/registry.ts)
  * in its JSON shape by default, or in the Prometheus text exposition format when asked with
  * `?format=prometheus` or, without a format, by an Accept header that starts with the
  * OpenMetrics type or names `prometheus/telemetry` (what a Prometheus scraper sends). An
@@ -11,7 +11,7 @@ import { registry } from '../../metrics/registry';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-/** The format the reference server infers from Accept when no `format` is given. */
+/** The format OpenBao infers from Accept when no `format` is given. */
 function formatFromAccept(headers: Headers): string {
   const accept = headers.get('accept') ?? '';
   return accept.startsWith('application/openmetrics-text') || accept.includes('prometheus/telemetry') ? 'prometheus' : '';
