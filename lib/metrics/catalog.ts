@@ -140,9 +140,15 @@ function jobMetrics(r: Registry) {
   return {
     runs: r.counter({
       name: 'latchkey_job_runs_total',
-      help: 'Scheduled and on-demand runs of the lease sweeper, tidy and CRL rebuild jobs, by job and result (success or failure).',
-      labels: ['job', 'result'],
-      cloudwatch: count('JobRuns', ['job', 'result']),
+      help: 'Runs of the lease sweeper, tidy and CRL rebuild jobs (scheduled or asked for), by job.',
+      labels: ['job'],
+      cloudwatch: count('JobRuns', ['job']),
+    }),
+    failures: r.counter({
+      name: 'latchkey_job_failures_total',
+      help: 'Job runs that failed (threw before finishing), by job.',
+      labels: ['job'],
+      cloudwatch: count('JobFailures', ['job']),
     }),
     seconds: r.histogram({
       name: 'latchkey_job_duration_seconds',
@@ -215,13 +221,13 @@ export const metrics: DomainMetrics = domainMetrics(registry);
 /** Runs a job, counting its run by result, its duration and (when it returns a number) its items. */
 export async function timedJob<T>(job: string, run: () => Promise<T>, m: DomainMetrics = metrics): Promise<T> {
   const started = performance.now();
+  m.jobs.runs.inc({ job });
   try {
     const out = await run();
-    m.jobs.runs.inc({ job, result: 'success' });
     if (typeof out === 'number') m.jobs.items.inc({ job }, out);
     return out;
   } catch (e) {
-    m.jobs.runs.inc({ job, result: 'failure' });
+    m.jobs.failures.inc({ job });
     throw e;
   } finally {
     m.jobs.seconds.observe({ job }, (performance.now() - started) / 1000);
