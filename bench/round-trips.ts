@@ -1,0 +1,171 @@
+/**
+ * DynamoDB round trips per request on the deployed path (issue 30): each function is bundled as
+ * bench/bundle.ts bundles it (the deployed esbuild settings) and run as a warm instance, a node
+ * process calling its handler with API Gateway v2 events, as bench/lambda-duration.ts runs it,
+ * against dynalite behind bench/_store-proxy.ts, which holds every DynamoDB call for a fixed
+ * delay (BENCH_DELAY_MS, default 5 ms: DynamoDB's round trip from Lambda in the same region)
+ * and records when each call started and ended and which keys it named.
+ *
+ * For each request, from the calls made while its handler ran: the calls by operation, and the
+ * SEQUENTIAL ROUND TRIPS, the calls left after merging those whose intervals overlap (calls in
+ * flight together count once: bench/_round-trips.ts), with the handler's median latency. Two
+ * modes, each on fresh instances warmed up with the same request first:
+ *   - auth cache off: AUTH_CACHE_MS=0 (lib/ttl-cache.ts), so every request reads its token,
+ *     accessor and policies from the store, as on an instance that sees less than a request per
+ *     TTL; other per-instance state (connections, mount settings) stays warm;
+ *   - auth cache on: the deployed default (AUTH_CACHE_MS unset: 1 s), the same token each time.
+ * Round trips and calls are those of the most common shape of request (its share is printed;
+ * a request now and then pays for an expired cache entry); latency is the median over all.
+ * Setup (policies, least-privilege tokens, CAs, roles, the secret id, keys) goes through the
+ * same bundles with the root token and is not timed. Issue 30's targets are printed per row.
+ *
+ *   npx tsx bench/round-trips.ts              (table)
+ *   npx tsx bench/round-trips.ts --trace      (and each request's calls in order, with keys)
+ *   npx tsx bench/round-trips.ts --json
+ *   BENCH_N=30 BENCH_RUNS=3 BENCH_DELAY_MS=5 npx tsx bench/round-trips.ts
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setLogLevel } from '../lib/log';
+import { startInstance, writeRunner, type Instance } from './_fn-runner';
+import { formatTable, formatTrace, type Mode, type ModeFigures, type RoundTripsResult, type TracedCall } from './_round-trips-report';
+import { setUp, type TimedRequest } from './_round-trips-setup';
+import { steps } from './_round-trips';
+import { startStoreProxy, type StoreCall, type StoreProxy } from './_store-proxy';
+import { buildFunctions, bundle, initialisedTable, median, round } from './bundle';
+
+const MODES: Mode[] = ['off', 'on'];
+const FUNCTIONS = ['pki', 'ssh', 'catalog', 'sys', 'kv'];
+
+interface Sample {
+  ms: number;
+  calls: StoreCall[];
+  start: number;
+  end: number;
+}
+
+const shapeOf = (calls: StoreCall[]) =>
+  steps(calls)
+    .map((s) => s.map((c) => c.op).join(' + '))
+    .join(' > ');
+
+function traceOf(s: Sample): TracedCall[] {
+  return steps(s.calls).flatMap((step, i) =>
+    step.map((c) => ({
+      step: i + 1,
+      op: c.op,
+      keys: c.keys,
+      ...(c.condition ? { condition: c.condition } : {}),
+      startMs: round(c.start - s.start, 2),
+      endMs: round(c.end - s.start, 2),
+      overlapped: step.length > 1,
+      afterResponse: c.start > s.end,
+    })),
+  );
+}
+
+function modeFigures(mode: Mode, run: number, samples: Sample[]): ModeFigures {
+  const counts = new Map<string, number>();
+  for (const s of samples) counts.set(shapeOf(s.calls), (counts.get(shapeOf(s.calls)) ?? 0) + 1);
+  const shapes = [...counts].map(([shape, count]) => ({ shape, count })).sort((a, b) => b.count - a.count);
+  const typical = samples.findLast((s) => shapeOf(s.calls) === shapes[0]!.shape)!;
+  const calls: Record<string, number> = {};
+  for (const c of typical.calls) calls[c.op] = (calls[c.op] ?? 0) + 1;
+  return {
+    mode,
+    run,
+    n: samples.length,
+    medianMs: round(median(samples.map((s) => s.ms)), 2),
+    roundTrips: steps(typical.calls).length,
+    medianRoundTrips: median(samples.map((s) => steps(s.calls).length)),
+    calls,
+    shapes,
+    trace: traceOf(typical),
+  };
+}
+
+/** `n` timed requests after `warmup` untimed ones, each with the calls the proxy saw while it ran. */
+export async function measure(fn: Instance, store: StoreProxy, req: TimedRequest, n: number, warmup: number): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  for (let i = -warmup; i < n; i++) {
+    await store.take();
+    const r = await fn.invoke(req.event(i));
+    const calls = await store.take();
+    if (r.status >= 300) throw new Error(`${req.label} answered ${r.status}: ${r.body.slice(0, 300)}`);
+    if (i >= 0) samples.push({ ms: r.end - r.start, calls, start: r.start, end: r.end });
+  }
+  return samples;
+}
+
+async function instances(runner: string, bundles: Record<string, string>, env: NodeJS.ProcessEnv): Promise<Record<string, Instance>> {
+  const list = await Promise.all(FUNCTIONS.map(async (name) => [name, await startInstance(runner, bundles[name]!, env)] as const));
+  return Object.fromEntries(list);
+}
+
+const closeAll = (fns: Record<string, Instance>) => Object.values(fns).forEach((f) => f.close());
+
+export async function run(options: { n?: number; runs?: number; delayMs?: number; warmup?: number; quiet?: boolean } = {}) {
+  const { n = 30, runs = 1, delayMs = 5, warmup = 5 } = options;
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-round-trips-'));
+  const store = await startStoreProxy(delayMs);
+  setLogLevel('silent');
+  try {
+    const { env: base, rootToken } = await initialisedTable(dir, store.endpoint);
+    const defs = buildFunctions();
+    const bundles = Object.fromEntries(await Promise.all(FUNCTIONS.map(async (f) => [f, await bundle(f, defs[f]!, join(dir, 'out'))])));
+    const runner = await writeRunner(dir);
+    // As on Lambda: logs built at info, the function's name set (the catalog then takes its deployed settings).
+    const envFor = (mode: Mode | 'setup') => ({
+      ...base,
+      LOG_LEVEL: 'info',
+      AWS_LAMBDA_FUNCTION_NAME: 'latchkey-bench',
+      ...(mode === 'off' ? { AUTH_CACHE_MS: '0' } : {}),
+    });
+    const setupFns = await instances(runner, bundles, envFor('setup'));
+    const requests = await setUp(setupFns, rootToken, dir).finally(() => closeAll(setupFns));
+    const figures = new Map<TimedRequest, ModeFigures[]>(requests.map((r) => [r, []]));
+    for (let r = 1; r <= runs; r++) {
+      for (const mode of MODES) {
+        const fns = await instances(runner, bundles, envFor(mode));
+        try {
+          for (const req of requests) figures.get(req)!.push(modeFigures(mode, r, await measure(fns[req.fn]!, store, req, n, warmup)));
+        } finally {
+          closeAll(fns);
+        }
+      }
+    }
+    const result: RoundTripsResult = {
+      node: process.version,
+      cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
+      delayMs,
+      n,
+      runs,
+      requests: requests.map((req) => {
+        const f = figures.get(req)!;
+        const met = f.every((m) => m.roundTrips <= req.target[m.mode]);
+        return { request: req.label, fn: req.fn, target: req.target, figures: f, met };
+      }),
+    };
+    return result;
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const int = (v: string | undefined, d: number) =>
+    Number.isInteger(Number(v)) && Number(v) >= 0 && v !== '' && v !== undefined ? Number(v) : d;
+  const result = await run({
+    n: Math.max(1, int(process.env.BENCH_N, 30)),
+    runs: Math.max(1, int(process.env.BENCH_RUNS, 1)),
+    delayMs: int(process.env.BENCH_DELAY_MS, 5),
+  });
+  if (process.argv.includes('--json')) console.log(JSON.stringify(result, null, 2));
+  else {
+    console.log(formatTable(result));
+    if (process.argv.includes('--trace')) console.log(`\n${formatTrace(result)}`);
+  }
+}
