@@ -9,6 +9,12 @@ import { signJsonPost, type Credentials } from './sigv4';
 export class AwsError extends Error {
   /** The service's error code from the wire (`__type`), e.g. ConditionalCheckFailedException. */
   readonly code: string;
+  /**
+   * DynamoDB's TransactionCanceledException: each item's reason code ('None',
+   * 'ConditionalCheckFailed', 'TransactionConflict', ...) in request order. Codes only: a
+   * reason's Item (values) is never kept.
+   */
+  cancellationCodes?: string[];
 
   constructor(
     name: string,
@@ -98,5 +104,8 @@ export function toError(status: number, body: Record<string, unknown>, headerTyp
   const rawType = String(body.__type ?? (Array.isArray(headerType) ? headerType[0] : headerType) ?? `Http${status}`);
   const name = rawType.split('#').pop()!.split(':')[0]!;
   const message = String(body.message ?? body.Message ?? name);
-  return new AwsError(name, message, status, status >= 500 || RETRYABLE.has(name));
+  const error = new AwsError(name, message, status, status >= 500 || RETRYABLE.has(name));
+  const reasons = body.CancellationReasons;
+  if (Array.isArray(reasons)) error.cancellationCodes = reasons.map((r) => String((r as { Code?: unknown } | null)?.Code ?? 'None'));
+  return error;
 }

@@ -1,10 +1,12 @@
 /**
- * The five DynamoDB operations the store sends, as an interface with two implementations:
+ * The DynamoDB operations the store sends, as an interface with two implementations:
  * the lean JSON client (production: cold start) and the official SDK client (tests and tools).
  * Shapes are the SDK's (type-only imports: nothing of the SDK is loaded by this file).
  */
 import type {
   AttributeValue,
+  BatchGetItemCommandInput,
+  BatchGetItemCommandOutput,
   BatchWriteItemCommandInput,
   BatchWriteItemCommandOutput,
   DeleteItemCommandInput,
@@ -13,13 +15,22 @@ import type {
   GetItemCommandOutput,
   QueryCommandInput,
   QueryCommandOutput,
+  TransactWriteItemsCommandInput,
   UpdateItemCommandInput,
   UpdateItemCommandOutput,
 } from '@aws-sdk/client-dynamodb';
 import { AwsError, type AwsJsonClient } from '../aws/json-client';
 
 /** What the store sends (the deployed role must allow each: test/lambda/package.test.ts). */
-export const DYNAMO_OPERATIONS = ['GetItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'] as const;
+export const DYNAMO_OPERATIONS = [
+  'GetItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'BatchWriteItem',
+  'BatchGetItem',
+  'TransactWriteItems',
+] as const;
 
 /**
  * A conditional write whose condition did not hold, as both implementations report it (the lean
@@ -33,12 +44,28 @@ export class ConditionFailed extends Error {
   }
 }
 
+/**
+ * A TransactWriteItems that DynamoDB cancelled (TransactionCanceledException), with each item's
+ * reason code in request order ('None', 'ConditionalCheckFailed', 'TransactionConflict', ...).
+ */
+export class TransactionCancelled extends Error {
+  constructor(readonly codes: string[]) {
+    super(`the transaction was cancelled: ${codes.join(', ')}`);
+    this.name = 'TransactionCancelled';
+  }
+}
+
+type Keys = Record<string, AttributeValue>[];
+
 export interface DynamoApi {
   getItem(input: GetItemCommandInput): Promise<Pick<GetItemCommandOutput, 'Item'>>;
   updateItem(input: UpdateItemCommandInput): Promise<Pick<UpdateItemCommandOutput, 'Attributes'>>;
   deleteItem(input: DeleteItemCommandInput): Promise<Pick<DeleteItemCommandOutput, 'Attributes'>>;
   query(input: QueryCommandInput): Promise<Pick<QueryCommandOutput, 'Items' | 'LastEvaluatedKey'>>;
   batchWriteItem(input: BatchWriteItemCommandInput): Promise<Pick<BatchWriteItemCommandOutput, 'UnprocessedItems'>>;
+  batchGetItem(input: BatchGetItemCommandInput): Promise<Pick<BatchGetItemCommandOutput, 'Responses' | 'UnprocessedKeys'>>;
+  /** Throws TransactionCancelled when DynamoDB cancels the transaction. */
+  transactWriteItems(input: TransactWriteItemsCommandInput): Promise<void>;
 }
 
 type Wire = Record<string, unknown>;
@@ -68,7 +95,10 @@ function itemFromWire(item: Wire | undefined): Record<string, AttributeValue> | 
 export function leanDynamoApi(client: AwsJsonClient): DynamoApi {
   const call = (op: string, input: unknown) =>
     client.call<Wire>(op, toWire(input)).catch((e: unknown) => {
-      throw e instanceof AwsError && e.code === 'ConditionalCheckFailedException' ? new ConditionFailed() : e;
+      if (!(e instanceof AwsError)) throw e;
+      if (e.code === 'ConditionalCheckFailedException') throw new ConditionFailed();
+      if (e.code === 'TransactionCanceledException') throw new TransactionCancelled(e.cancellationCodes ?? []);
+      throw e;
     });
   return {
     getItem: async (i) => ({ Item: itemFromWire((await call('GetItem', i)).Item as Wire | undefined) }),
@@ -81,6 +111,21 @@ export function leanDynamoApi(client: AwsJsonClient): DynamoApi {
         LastEvaluatedKey: itemFromWire(out.LastEvaluatedKey as Wire | undefined),
       };
     },
+    batchGetItem: async (i) => {
+      const out = await call('BatchGetItem', i);
+      const items = (out.Responses ?? {}) as Record<string, Wire[]>;
+      const unprocessed = (out.UnprocessedKeys ?? {}) as Record<string, Wire>;
+      return {
+        Responses: Object.fromEntries(Object.entries(items).map(([table, list]) => [table, list.map((x) => itemFromWire(x)!)])),
+        UnprocessedKeys: Object.fromEntries(
+          Object.entries(unprocessed).map(([table, ka]) => [
+            table,
+            { ...ka, Keys: (ka.Keys as Wire[]).map((k) => itemFromWire(k)!) as Keys },
+          ]),
+        ),
+      };
+    },
+    transactWriteItems: async (i) => void (await call('TransactWriteItems', i)),
     batchWriteItem: async (i) => {
       const out = await call('BatchWriteItem', i);
       const unprocessed = (out.UnprocessedItems ?? {}) as Record<string, Wire[]>;

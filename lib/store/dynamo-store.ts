@@ -5,14 +5,31 @@ import type { AttributeValue, WriteRequest } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { ConditionFailed, type DynamoApi } from './dynamo-api';
 import { ConflictError, ExistsError, InvalidInput } from '../domain-errors';
+import { batchGet } from './dynamo-batch-get';
 import * as P from './dynamo-params';
-import type { DeleteOptions, IndexRange, Json, ListOptions, Page, Partition, PutOptions, Store, StoredItem } from './store';
+import { dynamoTransact } from './dynamo-transact';
+import { checkKey } from './transact-check';
+import type {
+  DeleteOptions,
+  IndexRange,
+  ItemRef,
+  Json,
+  ListOptions,
+  Page,
+  Partition,
+  PutOptions,
+  Store,
+  StoredItem,
+  TransactWrite,
+} from './store';
 
 type Item = Record<string, AttributeValue>;
-const MAX_KEY_BYTES = 1000;
 const MAX_PAGE = 1000;
 
 export class DynamoStore implements Store {
+  /** TransactWriteItems. */
+  readonly atomicTransact = true;
+
   constructor(
     readonly api: DynamoApi,
     readonly table: string,
@@ -21,11 +38,23 @@ export class DynamoStore implements Store {
   partition(name: string): Partition {
     return new DynamoPartition(this.api, this.table, name);
   }
-}
 
-function checkKey(key: string): void {
-  if (!key) throw new InvalidInput('empty storage key');
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new InvalidInput(`name too long: at most ${MAX_KEY_BYTES} bytes`);
+  getMany<T = Json>(refs: readonly ItemRef[]): Promise<(StoredItem<T> | undefined)[]> {
+    return batchGet<T>(this.api, this.table, refs, (partition, item) =>
+      new DynamoPartition(this.api, this.table, partition).decode<T>(item),
+    );
+  }
+
+  transact(writes: readonly TransactWrite[]): Promise<number[]> {
+    return dynamoTransact(
+      {
+        api: this.api,
+        table: this.table,
+        dropChunks: (partition, key, gen) => new DynamoPartition(this.api, this.table, partition).deleteChunks(key, gen),
+      },
+      writes,
+    );
+  }
 }
 
 function conditionFailed(e: unknown): boolean {
@@ -178,7 +207,8 @@ class DynamoPartition implements Partition {
     return Buffer.concat(parts).toString('utf8');
   }
 
-  private async deleteChunks(key: string, gen: string): Promise<void> {
+  /** Deletes the chunks of one generation of an item's value. */
+  async deleteChunks(key: string, gen: string): Promise<void> {
     const pk = P.chunkPartition(this.name);
     let start: Item | undefined;
     do {
@@ -195,7 +225,8 @@ class DynamoPartition implements Partition {
     } while (start);
   }
 
-  private async decode<T>(item: Item): Promise<StoredItem<T>> {
+  /** The stored item of a head item, its chunks read when the value is large. */
+  async decode<T>(item: Item): Promise<StoredItem<T>> {
     const key = item.sk?.S ?? '';
     const version = Number(item.ver?.N ?? 0);
     if (item.n?.N !== undefined && item.v === undefined) return { key, version, value: Number(item.n.N) as T };

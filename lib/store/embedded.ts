@@ -1,18 +1,10 @@
 /**
  * The embedded DynamoDB-compatible server (dynalite) for the local service and the tests:
- * persistent on disk under a path (LevelDB), or in memory without one.
+ * persistent on disk under a path (LevelDB), or in memory without one. It answers
+ * TransactWriteItems too (lib/store/dynalite-transact.ts), which dynalite itself does not.
  */
-import { createRequire } from 'node:module';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-interface DynaliteOptions {
-  path?: string;
-  createTableMs?: number;
-  deleteTableMs?: number;
-  updateTableMs?: number;
-}
-const dynalite = createRequire(import.meta.url)('dynalite') as (o: DynaliteOptions) => Server;
+import { dynaliteWithTransactions } from './dynalite-transact';
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -20,7 +12,7 @@ export interface EmbeddedDynamo {
 }
 
 export async function startEmbeddedDynamo(options: { path?: string; port?: number } = {}): Promise<EmbeddedDynamo> {
-  const server = dynalite({
+  const server = dynaliteWithTransactions({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
     deleteTableMs: 0,

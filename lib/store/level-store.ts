@@ -17,11 +17,24 @@ import { ConflictError, ExistsError, InvalidInput } from '../domain-errors';
 import * as P from './dynamo-params';
 import * as K from './level-keys';
 import { GroupWriter, type Db, type WriteView } from './level-writer';
-import type { DeleteOptions, IndexEntry, IndexRange, Json, ListOptions, Page, Partition, PutOptions, Store, StoredItem } from './store';
+import type {
+  DeleteOptions,
+  IndexEntry,
+  IndexRange,
+  ItemRef,
+  Json,
+  ListOptions,
+  Page,
+  Partition,
+  PutOptions,
+  Store,
+  StoredItem,
+  TransactWrite,
+} from './store';
+import { checkKey, checkTransact, isCheck, isDelete, isPut } from './transact-check';
 
 /** Directories this process has open. */
 const openHere = new Set<string>();
-const MAX_KEY_BYTES = 1000;
 const MAX_PAGE = 1000;
 const PAGE_BYTES = 1024 * 1024;
 
@@ -66,7 +79,14 @@ export class LevelStore implements Store {
     return new LevelStore(db, path, options);
   }
 
+  /** The embedded store's transactions are one LevelDB batch. */
+  readonly atomicTransact = true;
+
   partition(name: string): Partition {
+    return this.levelPartition(name);
+  }
+
+  private levelPartition(name: string): LevelPartition {
     let p = this.partitions.get(name);
     if (!p) {
       if (name.includes('\0')) throw new InvalidInput('invalid partition name');
@@ -74,6 +94,38 @@ export class LevelStore implements Store {
       this.partitions.set(name, p);
     }
     return p;
+  }
+
+  /** Point reads on one snapshot: a transaction committed meanwhile shows whole or not at all. */
+  async getMany<T = Json>(refs: readonly ItemRef[]): Promise<(StoredItem<T> | undefined)[]> {
+    const parts = refs.map((r) => {
+      checkKey(r.key);
+      return this.levelPartition(r.partition);
+    });
+    const snapshot = this.db.snapshot();
+    try {
+      return refs.map((r, i) => parts[i]!.getAt<T>(r.key, snapshot));
+    } finally {
+      await snapshot.close();
+    }
+  }
+
+  /**
+   * One plan of the group writer: every condition checked first (a failed one throws, and a plan
+   * that throws stages nothing), then every write staged, all in one atomic, fsynced batch.
+   */
+  async transact(writes: readonly TransactWrite[]): Promise<number[]> {
+    const texts = checkTransact(writes);
+    if (!writes.length) return [];
+    const parts = writes.map((w) => this.levelPartition(w.partition));
+    return this.writer.run((view) => {
+      writes.forEach((w, i) => parts[i]!.checkCondition(view, w.key, isCheck(w) ? w.check : w));
+      return writes.map((w, i) => {
+        if (isPut(w)) return parts[i]!.stagePut(view, w.key, texts[i]!, w);
+        if (isDelete(w)) parts[i]!.stageDelete(view, w.key, w.ifVersion);
+        return 0;
+      });
+    });
   }
 
   /** The store's own small records (format, migration marker). */
@@ -101,11 +153,6 @@ export class LevelStore implements Store {
     await this.db.close();
     openHere.delete(this.path);
   }
-}
-
-function checkKey(key: string): void {
-  if (!key) throw new InvalidInput('empty storage key');
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new InvalidInput(`name too long: at most ${MAX_KEY_BYTES} bytes`);
 }
 
 function pageSize(o: ListOptions): number {
@@ -164,6 +211,12 @@ class LevelPartition implements Partition {
     return raw ? this.item<T>(key, raw) : undefined;
   }
 
+  /** The item as `snapshot` has it. */
+  getAt<T>(key: string, snapshot: ReturnType<Db['snapshot']>): StoredItem<T> | undefined {
+    const raw = this.db.getSync(K.headKey(this.base, key), { snapshot });
+    return raw ? this.item<T>(key, raw) : undefined;
+  }
+
   /** Stages `record` under `key` with its index entry, replacing the old record and entry. */
   writeRecord(w: WriteView, key: string, record: K.ItemRecord, old?: K.ItemRecord): void {
     const head = K.headKey(this.base, key);
@@ -187,32 +240,44 @@ class LevelPartition implements Partition {
   async put(key: string, value: Json, options: PutOptions = {}): Promise<number> {
     checkKey(key);
     const v = JSON.stringify(value);
-    return this.store.writer.run((w) => {
-      const old = this.read(w, key);
-      if (options.ifAbsent) {
-        if (old) throw new ExistsError();
-      } else if (options.ifVersion !== undefined && old?.ver !== options.ifVersion) {
-        throw new ConflictError();
-      }
-      const record: K.ItemRecord = { ver: (old?.ver ?? 0) + 1, v };
-      if (old?.n !== undefined) record.n = old.n;
-      let ix = old?.ix;
-      if (options.index !== undefined) ix = options.index ? [options.index.name, options.index.sort] : undefined;
-      if (ix) record.ix = ix;
-      this.writeRecord(w, key, record, old);
-      return record.ver;
-    });
+    return this.store.writer.run((w) => this.stagePut(w, key, v, options));
   }
 
   async delete(key: string, options: DeleteOptions = {}): Promise<boolean> {
     checkKey(key);
-    return this.store.writer.run((w) => {
-      const old = this.read(w, key);
-      if (options.ifVersion !== undefined && old?.ver !== options.ifVersion) throw new ConflictError();
-      if (!old) return false;
-      this.remove(w, key, old);
-      return true;
-    });
+    return this.store.writer.run((w) => this.stageDelete(w, key, options.ifVersion));
+  }
+
+  /** Throws what a write with these conditions would when they do not hold. */
+  checkCondition(w: WriteView, key: string, c: { ifAbsent?: boolean; ifVersion?: number }): void {
+    const old = this.read(w, key);
+    if (c.ifAbsent) {
+      if (old) throw new ExistsError();
+    } else if (c.ifVersion !== undefined && old?.ver !== c.ifVersion) {
+      throw new ConflictError();
+    }
+  }
+
+  /** Checks the conditions and stages a put of JSON text `v`; returns the new version. */
+  stagePut(w: WriteView, key: string, v: string, options: PutOptions): number {
+    this.checkCondition(w, key, options);
+    const old = this.read(w, key);
+    const record: K.ItemRecord = { ver: (old?.ver ?? 0) + 1, v };
+    if (old?.n !== undefined) record.n = old.n;
+    let ix = old?.ix;
+    if (options.index !== undefined) ix = options.index ? [options.index.name, options.index.sort] : undefined;
+    if (ix) record.ix = ix;
+    this.writeRecord(w, key, record, old);
+    return record.ver;
+  }
+
+  /** Checks the version and stages a delete; returns whether there was an item. */
+  stageDelete(w: WriteView, key: string, ifVersion: number | undefined): boolean {
+    this.checkCondition(w, key, { ifVersion });
+    const old = this.read(w, key);
+    if (!old) return false;
+    this.remove(w, key, old);
+    return true;
   }
 
   async increment(key: string, by = 1): Promise<number> {

@@ -2,7 +2,8 @@
  * The narrow storage interface every engine uses. One DynamoDB table underneath; a
  * `Partition` is one engine mount's slice of it (partition key), keys are paths (sort key).
  *
- * Only single-item conditional writes, Query and batch writes: no transactions, no Scan.
+ * Single-item conditional writes, Query, batch writes, a batch read of items across partitions
+ * (`getMany`) and all-or-nothing writes across partitions (`transact`). No Scan.
  */
 import { ConflictError, ExistsError } from '../domain-errors';
 
@@ -82,8 +83,53 @@ export interface Partition {
   increment(key: string, by?: number): Promise<number>;
 }
 
+/** One item of the store, named by its partition and key (getMany, transact). */
+export interface ItemRef {
+  partition: string;
+  key: string;
+}
+
+/** A put in a transaction: the semantics of Partition.put (versions, index), inline values only. */
+export interface TransactPut extends ItemRef, PutOptions {
+  value: Json;
+}
+
+/** A delete in a transaction: the semantics of Partition.delete. */
+export interface TransactDelete extends ItemRef {
+  delete: true;
+  ifVersion?: number;
+}
+
+/** A condition on an item that the transaction needs to hold and does not write. */
+export interface TransactCheck extends ItemRef {
+  check: { ifAbsent?: boolean; ifVersion?: number };
+}
+
+export type TransactWrite = TransactPut | TransactDelete | TransactCheck;
+
+/** Most writes in one transaction (DynamoDB's TransactWriteItems limit). */
+export const MAX_TRANSACT_WRITES = 100;
+
 export interface Store {
   partition(name: string): Partition;
+  /**
+   * Whether `transact` is all or nothing, even across a crash: true on both stores (DynamoDB's
+   * TransactWriteItems; one LevelDB batch on the embedded store).
+   */
+  readonly atomicTransact: boolean;
+  /**
+   * Strongly consistent reads of many items, in the order asked (undefined where absent).
+   * Duplicates are allowed; large values come back whole.
+   */
+  getMany<T = Json>(refs: readonly ItemRef[]): Promise<(StoredItem<T> | undefined)[]>;
+  /**
+   * All of `writes` or none of them: every condition is checked before anything is written, and a
+   * failed one throws what the single write would (ExistsError for ifAbsent, ConflictError for a
+   * version). At most MAX_TRANSACT_WRITES writes, one per item, values that fit inline
+   * (INLINE_LIMIT) and a few MB in all; otherwise InvalidInput. Returns each put's new version (0
+   * for deletes and checks).
+   */
+  transact(writes: readonly TransactWrite[]): Promise<number[]>;
 }
 
 /**

@@ -51,7 +51,19 @@ describe('secret ids', () => {
     // Five "processes": each its own Store object (so its own key cache) over the one table.
     const stores = Array.from(
       { length: 5 },
-      () => new ApproleStore({ store: { partition: (n) => s.partition(n) }, sealer: new Sealer(wrapper) }, s.partition('auth/approle')),
+      () =>
+        new ApproleStore(
+          {
+            store: {
+              partition: (n) => s.partition(n),
+              atomicTransact: s.atomicTransact,
+              getMany: s.getMany.bind(s),
+              transact: s.transact.bind(s),
+            },
+            sealer: new Sealer(wrapper),
+          },
+          s.partition('auth/approle'),
+        ),
     );
     const macs = await Promise.all(stores.map((x) => x.hmac('secret-id', 'x')));
     expect(new Set(macs).size).toBe(1);
