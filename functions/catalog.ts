@@ -4,4 +4,4 @@ import { depsFromEnvironment } from '../lib/composition';
 import { functionHandler } from '../lib/lambda';
 
 // API Gateway events go to the catalog app; sys's internal `openapi` invocation gets its paths.
-export const handler = functionHandler(createCatalogApp(depsFromEnvironment()), catalogRouteSets);
+export const handler = functionHandler('catalog', createCatalogApp(depsFromEnvironment()), catalogRouteSets);

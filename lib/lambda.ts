@@ -17,6 +17,7 @@ import { createEngineApp, engineRoutes, type EngineModule } from './engines';
 import type { RouteSet } from './http/path';
 import { openApiDocument } from './http/openapi';
 import { logInfo } from './log';
+import { withMetrics } from './metrics/invocation';
 import { generateRoot, initialize } from './sys/init';
 
 export type InternalEvent =
@@ -46,11 +47,15 @@ function logGatewayRequest(event: unknown, response: unknown): void {
   if (gateway) logInfo('gateway', { request_id: typeof own === 'string' ? own : undefined, apigw_request_id: gateway });
 }
 
-/** A Lambda handler: API Gateway events to `app`, internal events to their handler (else an error). */
-export function lambdaHandler(app: Hono, internal: InternalHandlers): LambdaHandler {
+/**
+ * A Lambda handler: API Gateway events to `app`, internal events to their handler (else an error);
+ * on Lambda, each invocation's metrics flushed as EMF and the cold start counted (metrics/invocation.ts).
+ * `name` is the function's short name (`sys`, `pki`, `catalog`), as its access log line says.
+ */
+export function lambdaHandler(name: string, app: Hono, internal: InternalHandlers): LambdaHandler {
   // hono/aws-lambda types its handler per event shape (v1, v2, ALB); API Gateway sends one of them.
   const http = handle(app) as unknown as LambdaHandler;
-  return async (event, context) => {
+  return withMetrics(name, async (event, context) => {
     if (!isInternal(event)) {
       const response = await http(event, context);
       logGatewayRequest(event, response);
@@ -59,11 +64,16 @@ export function lambdaHandler(app: Hono, internal: InternalHandlers): LambdaHand
     const run = internal[event.latchkey] as ((e: InternalEvent) => Promise<unknown>) | undefined;
     if (!run) throw new Error(`unsupported internal event ${JSON.stringify(String(event.latchkey).slice(0, 40))}`);
     return run(event);
-  };
+  });
 }
 
-export function functionHandler(app: Hono, routes: () => RouteSet[], revoke?: (leaseId: string) => Promise<void>): LambdaHandler {
-  return lambdaHandler(app, {
+export function functionHandler(
+  name: string,
+  app: Hono,
+  routes: () => RouteSet[],
+  revoke?: (leaseId: string) => Promise<void>,
+): LambdaHandler {
+  return lambdaHandler(name, app, {
     openapi: async () => openApiDocument(routes(), '').paths,
     ...(revoke
       ? {
@@ -80,13 +90,18 @@ export function functionHandler(app: Hono, routes: () => RouteSet[], revoke?: (l
 export function engineFunction(engine: EngineModule, deps: Deps): LambdaHandler {
   const routes = () => engineRoutes(deps.mounts, [engine]);
   const revoker = engine.revoker?.(deps);
-  return functionHandler(createEngineApp(engine, deps), routes, revoker ? async (id) => revoker(await deps.leases.lookup(id)) : undefined);
+  return functionHandler(
+    engine.type,
+    createEngineApp(engine, deps),
+    routes,
+    revoker ? async (id) => revoker(await deps.leases.lookup(id)) : undefined,
+  );
 }
 
 /** The sys Lambda: its app, and initialisation bound to IAM (see the file comment). */
 export function sysFunction(app: Hono, deps: Deps): LambdaHandler {
   const answer = (t: { rootToken: string; accessor: string }) => ({ root_token: t.rootToken, root_token_accessor: t.accessor });
-  return lambdaHandler(app, {
+  return lambdaHandler('sys', app, {
     init: async () => {
       const out = await audited(deps, 'sys/init', async () => answer(await initialize(deps)));
       logInfo('init', { function: 'sys' });
