@@ -1,7 +1,8 @@
 /**
  * The resources pulled into serverless.yml: the table (from lib/store/table.ts), the KMS key with
- * its alias, one IAM role per function (infra/iam.cjs), and the HTTP API's throttling and JSON
- * access log (infra/settings.json).
+ * its alias, one IAM role per function (infra/iam.cjs), the HTTP API's throttling and JSON
+ * access log, and the alarms, their topic and the dashboard (infra/observability.cjs), all as
+ * infra/settings.json says.
  */
 'use strict';
 const { tableResource } = require('./table.cjs');
@@ -56,9 +57,11 @@ function aliasResource() {
 
 const { buildFunctions } = require('./functions.cjs');
 const { roleResources } = require('./iam.cjs');
+const { observabilityResources } = require('./observability.cjs');
 const { readSettings } = require('./settings.cjs');
 
 const settings = readSettings();
+const observability = observabilityResources(buildFunctions(), settings);
 
 /**
  * The HTTP API's JSON access log: API Gateway's request id (`requestId`), which the function's
@@ -110,6 +113,7 @@ module.exports = {
       [KEY]: keyResource(),
       [ALIAS]: aliasResource(),
       ...roleResources(Object.keys(buildFunctions()), { table: tableArn, index: indexArn, key: keyArn }, settings),
+      ...observability.Resources,
     },
     extensions,
     Outputs: {
@@ -118,6 +122,8 @@ module.exports = {
       KeyAlias: { Value: { Ref: ALIAS } },
       // What `npm run admin -- init --function <name>` invokes.
       SysFunctionName: { Value: { 'Fn::Sub': '${AWS::StackName}-sys' } },
+      // AlarmTopicArn and DashboardName, when those are on.
+      ...observability.Outputs,
     },
   },
 };
