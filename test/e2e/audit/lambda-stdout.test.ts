@@ -90,7 +90,9 @@ const linesOf = (stdout: string): Line[] =>
 function expectRecorded(replies: Reply[], lines: Line[]) {
   const audit = lines.filter((l) => l.type === 'request' || l.type === 'response');
   const operational = lines.filter((l) => l.event !== undefined);
-  expect(audit.length + operational.length).toBe(lines.length);
+  // The third kind of line: EMF metric documents (lib/metrics/emf.ts, test/deploy/emf.test.ts).
+  const metrics = lines.filter((l) => l._aws !== undefined && l.event === undefined && l.type === undefined);
+  expect(audit.length + operational.length + metrics.length).toBe(lines.length);
   expect(audit.every((l) => l.event === undefined)).toBe(true);
   for (const reply of replies) {
     const id = reply.headers['x-request-id']!;
