@@ -15,6 +15,7 @@ import type { Credentials } from './aws/sigv4';
 import { leanDynamoApi, type DynamoApi } from './store/dynamo-api';
 import { DynamoStore } from './store/dynamo-store';
 import type { Store } from './store/store';
+import { timedStore } from './metrics/calls';
 import { Auditor } from './audit/auditor';
 import { auditDevices } from './audit/devices';
 import { AuditHasher } from './audit/hasher';
@@ -37,7 +38,9 @@ export interface DepsParts {
 
 export function createDeps(parts: DepsParts): Deps {
   const now = parts.now ?? Date.now;
-  const sys = parts.store.partition('sys');
+  // Every storage call is counted and timed (sys/metrics, EMF) here, once, whatever the store.
+  const store = timedStore(parts.store);
+  const sys = store.partition('sys');
   const sealer = new Sealer(parts.wrapper);
   const tokens = new Tokens(sys, sealer, now);
   const policies = new Policies(sys);
@@ -50,7 +53,7 @@ export function createDeps(parts: DepsParts): Deps {
   const deps: Deps = {
     env,
     mounts: parts.mounts ?? MOUNTS,
-    store: parts.store,
+    store,
     sealer,
     tokens,
     policies,

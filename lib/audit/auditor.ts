@@ -8,6 +8,7 @@
  * Fail closed: a record that no device took fails the request (a 500, before the handler runs
  * for the request record, so nothing changes).
  */
+import { metrics } from '../metrics/catalog';
 import { ServiceFault } from '../domain-errors';
 import type { Principal } from '../types';
 import type { AuditDevice } from './devices';
@@ -118,7 +119,24 @@ export class RecordWriter {
     this.hashes = new RepeatedHashes((s) => hashLiteral(key, s));
   }
 
+  /** Writes one record to every device (at least one must take it), counted by kind and outcome. */
   async write(
+    kind: 'request' | 'response',
+    req: AuditRequest,
+    res: AuditResponse | undefined,
+    error: string | undefined,
+    time: string,
+  ): Promise<void> {
+    try {
+      await this.writeAll(kind, req, res, error, time);
+      metrics.audit.written.inc({ kind });
+    } catch (e) {
+      metrics.audit.failed.inc({ kind });
+      throw e;
+    }
+  }
+
+  private async writeAll(
     kind: 'request' | 'response',
     req: AuditRequest,
     res: AuditResponse | undefined,

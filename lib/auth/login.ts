@@ -10,6 +10,19 @@ import { NO_ROOT_TOKENS } from '../sys/tokens';
 import { InvalidInput } from '../domain-errors';
 import type { AuthMount } from '../auth-mounts';
 import type { TokenSettings } from './token-fields';
+import { metrics } from '../metrics/catalog';
+
+/** Runs a login, counting it by method and result (a refusal of any kind is a failure). */
+export async function countedLogin<T>(method: string, run: () => Promise<T>): Promise<T> {
+  try {
+    const out = await run();
+    metrics.auth.logins.inc({ method, result: 'success' });
+    return out;
+  } catch (e) {
+    metrics.auth.logins.inc({ method, result: 'failure' });
+    throw e;
+  }
+}
 
 export interface LoginGrant {
   settings: TokenSettings;

@@ -3,6 +3,7 @@
  * unwrapped with Decrypt. The context is the KMS EncryptionContext, and Decrypt names the key,
  * so a data key wrapped under another KMS key or another context is refused by KMS itself.
  */
+import { timedKms } from '../metrics/calls';
 import type { DataKey, KeyWrapper } from './key-wrapper';
 import type { KmsApi } from './kms-api';
 
@@ -36,7 +37,7 @@ function requestId(e: unknown): string | undefined {
 
 async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await timedKms(operation, run);
   } catch (e) {
     throw new KmsCallError(operation, errorName(e), requestId(e));
   }

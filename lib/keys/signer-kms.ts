@@ -3,6 +3,7 @@
  * signature is a KMS Sign call (MessageType DIGEST), through the lean JSON client (the SDK
  * client would be most of the pki function's bundle and cold start).
  */
+import { timedKms } from '../metrics/calls';
 import { createHash } from 'node:crypto';
 import { envCredentials, type AwsJsonClient } from '../aws/json-client';
 import { UpstreamError } from '../domain-errors';
@@ -65,7 +66,7 @@ export class KmsSigner implements Signer {
   static async open(options: KmsSignerOptions): Promise<KmsSigner> {
     let out: { KeySpec?: string; KeyUsage?: string; PublicKey?: string };
     try {
-      out = await clientFor(options).call('GetPublicKey', { KeyId: options.keyId });
+      out = await timedKms('GetPublicKey', () => clientFor(options).call('GetPublicKey', { KeyId: options.keyId }));
     } catch (e) {
       throw kmsError('GetPublicKey', e);
     }
@@ -81,12 +82,14 @@ export class KmsSigner implements Signer {
     const suffix = alg.hash.slice(3);
     const algorithm = this.keyType === 'rsa' ? `RSASSA_PKCS1_V1_5_SHA_${suffix}` : `ECDSA_SHA_${suffix}`;
     try {
-      const out = await clientFor(this.options).call<{ Signature?: string }>('Sign', {
-        KeyId: this.options.keyId,
-        Message: digest.toString('base64'),
-        MessageType: 'DIGEST',
-        SigningAlgorithm: algorithm,
-      });
+      const out = await timedKms('Sign', () =>
+        clientFor(this.options).call<{ Signature?: string }>('Sign', {
+          KeyId: this.options.keyId,
+          Message: digest.toString('base64'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: algorithm,
+        }),
+      );
       const signature = Buffer.from(out.Signature ?? '', 'base64');
       if (!signature.length) throw new Error('empty signature');
       return signature;

@@ -215,16 +215,28 @@ export function domainMetrics(r: Registry) {
 
 export type DomainMetrics = ReturnType<typeof domainMetrics>;
 
+/** The mount of a partition (`pki/<mount>` → `<mount>`; `auth/<path>` and `sys` as they are), a bounded label. */
+export function mountOf(partitionName: string): string {
+  if (partitionName.startsWith('auth/') || !partitionName.includes('/')) return partitionName;
+  return partitionName.slice(partitionName.indexOf('/') + 1);
+}
+
 /** This process's domain metrics, in its one registry. */
 export const metrics: DomainMetrics = domainMetrics(registry);
 
-/** Runs a job, counting its run by result, its duration and (when it returns a number) its items. */
-export async function timedJob<T>(job: string, run: () => Promise<T>, m: DomainMetrics = metrics): Promise<T> {
+/** Runs a job, counting its run, its failure (it threw), its duration and the items `itemsOf` finds in its result. */
+export async function timedJob<T>(
+  job: string,
+  run: () => Promise<T>,
+  itemsOf: (out: T) => number = (out) => (typeof out === 'number' ? out : 0),
+  m: DomainMetrics = metrics,
+): Promise<T> {
   const started = performance.now();
   m.jobs.runs.inc({ job });
   try {
     const out = await run();
-    if (typeof out === 'number') m.jobs.items.inc({ job }, out);
+    const items = itemsOf(out);
+    if (items > 0) m.jobs.items.inc({ job }, items);
     return out;
   } catch (e) {
     m.jobs.failures.inc({ job });

@@ -3,6 +3,7 @@
  * short; and the CRL rebuilds config/crl auto_rebuild and enable_delta ask for (crl-schedule.ts).
  */
 import type { Deps } from '../deps';
+import { timedJob } from '../metrics/catalog';
 import { scheduledCrls, type CrlScheduleReport } from './crl-schedule';
 import { mountPartition } from '../mount-partition';
 import { PkiRepository } from './repository';
@@ -48,6 +49,17 @@ export async function pkiSchedule(
   deps: Deps,
   deadline: number,
 ): Promise<{ crl: CrlScheduleReport[]; tidy: Awaited<ReturnType<typeof autoTidy>> }> {
-  const crl = await scheduledCrls(deps, deadline);
-  return { crl, tidy: await autoTidy(deps, deadline) };
+  const crl = await timedJob(
+    'pki-crl',
+    () => scheduledCrls(deps, deadline),
+    (r) => r.reduce((n, m) => n + m.complete + m.delta, 0),
+  );
+  return {
+    crl,
+    tidy: await timedJob(
+      'pki-tidy',
+      () => autoTidy(deps, deadline),
+      (r) => r.filter((m) => m.ran).length,
+    ),
+  };
 }

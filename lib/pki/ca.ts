@@ -3,6 +3,7 @@
  * key, or one the mount has), signing intermediates through an issuer. Imports and deletion are
  * ca-import.ts's; the set of issuers (chains, the default) issuers.ts's.
  */
+import { countIssued } from './issued-metric';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
@@ -184,6 +185,7 @@ export async function generateRoot(
   await repo.putIssuer(record);
   await repo.storeCertificate(built.serial, built.der, built.notAfter, id);
   await adoptAsDefault(repo, id);
+  countIssued(part, id);
   return {
     certificate: built.der,
     serial: built.serial,
@@ -232,6 +234,7 @@ export async function signIntermediate(
   const built = await caCertificate(deps, part, request, csr.spki, subject, issuingWith(issuer), limits, pathLen);
   const { notAfter, warnings } = built;
   await pkiRepository(deps, part).storeCertificate(built.serial, built.der, notAfter, issuer.record.id);
+  countIssued(part, issuer.record.id);
   return {
     certificate: built.der,
     serial: built.serial,

@@ -9,6 +9,7 @@
  */
 import type { Deps } from '../deps';
 import { logError } from '../log';
+import { metrics, mountOf } from '../metrics/catalog';
 import { mountPartition } from '../mount-partition';
 import type { Partition } from '../store/store';
 import { crlGroup, rebuildCrl, rebuildDelta } from './crl';
@@ -38,6 +39,7 @@ export async function mountCrls(deps: Deps, part: Partition, deadline: number): 
   const repo = pkiRepository(deps, part);
   const config = await repo.config('crl');
   if (!config.autoRebuild) {
+    await countOverdue(deps, part, await repo.issuers());
     report.pruned = await pruneDeltaWal(part, Infinity);
     return report;
   }
@@ -66,10 +68,22 @@ export async function mountCrls(deps: Deps, part: Partition, deadline: number): 
       oldestCutoff = Math.min(oldestCutoff, (await crlBase(part, issuer.id))?.cutoff ?? 0);
     } catch (e) {
       logError('pki-crl-rebuild-fault', { mount: part.name, issuer: issuer.id }, e);
+      metrics.jobs.failures.inc({ job: 'pki-crl' });
       report.failed++;
       oldestCutoff = 0;
     }
   }
+  await countOverdue(deps, part, all);
   report.pruned = await pruneDeltaWal(part, config.enableDelta ? oldestCutoff - OVERLAP_MS : Infinity);
   return report;
+}
+
+/** How many of the mount's CRLs are past their next update (none built counts as none overdue): the CrlsOverdue gauge. */
+async function countOverdue(deps: Deps, part: Partition, issuers: { id: string; keyId?: string; usage: string[] }[]): Promise<void> {
+  let overdue = 0;
+  for (const issuer of issuers.filter((i) => i.keyId && i.usage.includes('crl-signing'))) {
+    const base = await crlBase(part, issuer.id);
+    if (base?.nextUpdate && deps.now() >= base.nextUpdate) overdue++;
+  }
+  metrics.pki.crlOverdue.set({ mount: mountOf(part.name) }, overdue);
 }

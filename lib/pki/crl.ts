@@ -9,6 +9,7 @@
  * the Freshest CRL extension (when delta CRL distribution points are set) and is followed by a
  * delta on it (crl-delta.ts); complete and delta CRLs take their numbers from one sequence.
  */
+import { metrics, mountOf } from '../metrics/catalog';
 import type { Deps } from '../deps';
 import { InvalidInput } from '../domain-errors';
 import { keyIdentifier, signatureAlgorithm } from '../keys/signer';
@@ -156,7 +157,17 @@ export async function rebuildCrl(deps: Deps, part: Partition, issuerId?: string)
 }
 
 const buildComplete = (deps: Deps, part: Partition, id: string) =>
-  coalesced(deps, `${part.name}|complete|${id}`, () => buildAndStore(deps, part, id));
+  coalesced(deps, `${part.name}|complete|${id}`, () => timedBuild(part, 'complete', () => buildAndStore(deps, part, id)));
+
+/** Counts a CRL build of `kind` on the partition's mount with its duration (a failed build is not counted). */
+async function timedBuild<T>(part: Partition, kind: 'complete' | 'delta', build: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const out = await build();
+  const labels = { mount: mountOf(part.name), kind };
+  metrics.pki.crlBuilds.inc(labels);
+  metrics.pki.crlBuildSeconds.observe(labels, (performance.now() - started) / 1000);
+  return out;
+}
 
 async function buildAndStore(deps: Deps, part: Partition, issuerId: string): Promise<Buffer> {
   const ctx = await context(deps, part, issuerId);
@@ -210,7 +221,7 @@ export async function rebuildDelta(deps: Deps, part: Partition, issuerId: string
     }
     // Allocated before the revocation list is read: a delta of a higher number read it later.
     const number = await nextNumber(part, issuerId, base.number);
-    return buildAndStoreDelta(deps, ctx.repo, issuerId, ctx.signing, base, number);
+    return timedBuild(part, 'delta', () => buildAndStoreDelta(deps, ctx.repo, issuerId, ctx.signing, base, number));
   }).then((der) => (der.length ? der : undefined));
 }
 

@@ -9,6 +9,7 @@ import type { Partition } from '../store/store';
 import { encodeName, type Subject } from './der/name';
 import { loadIssuer, type Issuer } from './issuer';
 import { checkCsrKey, checkKeyParams } from './key-params';
+import { countIssued } from './issued-metric';
 import { buildAndSign, finish, validityFor, type Build, type LeafResult, type MountLimits, type Validity } from './leaf-sign';
 import { checkIpSans, checkNames, checkOtherSans, checkSerialNumber, checkUriSans } from './names';
 import type { ParsedCsr } from './parse';
@@ -26,6 +27,8 @@ export interface LeafRequest extends NameRequest {
   serialNumber: string;
   /** The issuer a path names (issuer/<ref>/issue/<role>), over the role's issuer_ref. */
   issuerRef?: string | undefined;
+  /** The role's name, for the issued-certificates metric (its label only). */
+  roleName?: string | undefined;
 }
 
 /** The issuer that signs: the path's, else the role's, else the default. */
@@ -111,7 +114,9 @@ export async function issueLeaf(
   const key = await newIssuedKey(role.keyType, checkKeyParams(role.keyType, role.keyBits));
   const subject = encodeName(subjectOf(role, names.commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki: key.spki, keyType: key.type, names, validity, subject }));
-  return finish(deps, part, issuer, built, role.noStore, key, privateKeyFormat);
+  const out = await finish(deps, part, issuer, built, role.noStore, key, privateKeyFormat);
+  countIssued(part, issuer.record.id, req.roleName);
+  return out;
 }
 
 /** sign/<role>: a CSR under the role's rules. */
@@ -135,7 +140,9 @@ export async function signLeaf(
   const validity = validityFor(deps, role, req, mount, issuer);
   const subject = encodeName(subjectOf(role, commonName, req.serialNumber));
   const built = await buildAndSign(deps, part, roleBuild(role, { issuer, spki: csr.spki, keyType: csr.keyType, names, validity, subject }));
-  return finish(deps, part, issuer, built, role.noStore);
+  const out = await finish(deps, part, issuer, built, role.noStore);
+  countIssued(part, issuer.record.id, req.roleName);
+  return out;
 }
 
 export interface VerbatimRequest {
@@ -145,6 +152,7 @@ export interface VerbatimRequest {
   extKeyUsage: string[];
   extKeyUsageOids: string[];
   issuerRef?: string | undefined;
+  roleName?: string | undefined;
 }
 
 /** sign-verbatim: subject and SANs as the CSR has them; a role, when named, gives ttl and storage. */
@@ -163,7 +171,9 @@ export async function signVerbatim(
   const limits = { ttl: role?.ttl ?? 0, maxTtl: role?.maxTtl ?? 0, notAfter: '' };
   const validity = validityFor(deps, limits, req, mount, issuer);
   const built = await buildAndSign(deps, part, verbatimBuild(role, csr, req, issuer, validity));
-  return finish(deps, part, issuer, built, role?.noStore ?? false);
+  const out = await finish(deps, part, issuer, built, role?.noStore ?? false);
+  countIssued(part, issuer.record.id, req.roleName);
+  return out;
 }
 
 /** The CSR's subject, SANs and extensions as they are; the request's key usages; the role's signature bits. */

@@ -18,6 +18,7 @@
  * the mount's cache), and signed answers without a nonce, reused only while the status just read
  * is the one they say (at most 60 s, and never past half their validity).
  */
+import { metrics, mountOf } from '../metrics/catalog';
 import { hash } from 'node:crypto';
 import type { Deps } from '../deps';
 import { InvalidInput, NotFoundError } from '../domain-errors';
@@ -46,6 +47,8 @@ import type { CertRecord, IssuerRecord, RevokedRecord } from './storage';
 export interface OcspAnswer {
   status: OcspStatusName;
   der: Buffer;
+  /** A successful answer's status of the first certificate asked about (good, revoked, unknown). */
+  certStatus?: CertStatus['kind'];
 }
 
 const refuse = (status: Exclude<OcspStatusName, 'successful'>): OcspAnswer => ({ status, der: errorResponse(status) });
@@ -227,7 +230,8 @@ async function respond(deps: Deps, part: Partition, requestDer: Buffer): Promise
     certId: a.id.raw,
     status: a.matched.some((i) => i.id === responder.id) ? a.status : ({ kind: 'unknown' } as const),
   }));
-  return { status: 'successful', der: await sign(deps, issuer, responses, config.ocspExpiry, request.nonce) };
+  const der = await sign(deps, issuer, responses, config.ocspExpiry, request.nonce);
+  return { status: 'successful', der, certStatus: responses[0]!.status.kind };
 }
 
 /**
@@ -235,10 +239,16 @@ async function respond(deps: Deps, part: Partition, requestDer: Buffer): Promise
  * the service (the store or a KMS key unreachable) is logged and answered `internalError`.
  */
 export async function answerOcsp(deps: Deps, part: Partition, requestDer: Buffer): Promise<OcspAnswer> {
+  const started = performance.now();
+  const mount = mountOf(part.name);
+  let answer: OcspAnswer;
   try {
-    return await respond(deps, part, requestDer);
+    answer = await respond(deps, part, requestDer);
   } catch (e) {
     logError('ocsp-fault', { partition: part.name }, e);
-    return refuse('internalError');
+    answer = refuse('internalError');
   }
+  metrics.pki.ocsp.inc({ mount, status: answer.certStatus ?? answer.status });
+  metrics.pki.ocspSeconds.observe({ mount }, (performance.now() - started) / 1000);
+  return answer;
 }

@@ -5,6 +5,7 @@
  * then follows config/crl (crl.ts afterRevocation): the complete CRLs, or with auto_rebuild the
  * delta CRLs when enabled (a repeated call puts a revocation a crash left off the delta list on it).
  */
+import { metrics, mountOf } from '../metrics/catalog';
 import type { Deps } from '../deps';
 import { ExistsError, InvalidInput, NotFoundError } from '../domain-errors';
 import { mutate, type Partition } from '../store/store';
@@ -44,6 +45,7 @@ export async function revokeSerial(deps: Deps, part: Partition, serial: Buffer, 
     if (first) await afterRevocation(deps, part, first.value, true);
     return first?.value.revokedAt ?? record.revokedAt;
   }
+  metrics.pki.revoked.inc({ mount: mountOf(part.name) });
   await mutate<CertRecord>(part, certKey(serial), (c) => (c && !c.revokedAt ? { ...c, revokedAt: record.revokedAt } : undefined));
   await afterRevocation(deps, part, record);
   return record.revokedAt;

@@ -5,6 +5,7 @@
  * a no_store role's certificates can be revoked too). The KRL is built per request from a
  * consistent read of the revocations, so it names every revocation acknowledged before it.
  */
+import { metrics, mountOf } from '../metrics/catalog';
 import { InvalidInput, NotFoundError } from '../domain-errors';
 import { signedBy, parseCertificate } from './cert-parse';
 import { CertRecords, serialHex, type CertRecord, type RevokedRecord } from './cert-records';
@@ -72,6 +73,7 @@ async function revokeRecord(
     revokedAt: nowMs,
   };
   const { revokedAt, added } = await records.revoke(r);
+  if (added) metrics.ssh.revoked.inc({ mount: mountOf(records.part.name) });
   if (added) await records.tidy(Math.floor(nowMs / 1000) - DEFAULT_SAFETY_BUFFER_SECONDS, TIDY_ON_REVOKE);
   return { serial: BigInt(`0x${c.serial}`), keyId: c.keyId, issuerId: c.issuerId, revokedAt };
 }

@@ -4,11 +4,20 @@
  * ago go, and the KRL stops naming them, as `POST ssh/tidy` does on demand.
  */
 import type { Deps } from '../deps';
+import { timedJob } from '../metrics/catalog';
 import { mountPartition } from '../mount-partition';
 import { CertRecords } from './cert-records';
 import { DEFAULT_SAFETY_BUFFER_SECONDS, tidyCertificates } from './revoke';
 
-export async function tidyAllSshMounts(deps: Deps): Promise<{ mount: string; removed: number }[]> {
+export function tidyAllSshMounts(deps: Deps): Promise<{ mount: string; removed: number }[]> {
+  return timedJob(
+    'ssh-tidy',
+    () => tidyAll(deps),
+    (r) => r.reduce((n, m) => n + m.removed, 0),
+  );
+}
+
+async function tidyAll(deps: Deps): Promise<{ mount: string; removed: number }[]> {
   const out = [];
   for (const m of deps.mounts.filter((x) => x.type === 'ssh')) {
     const records = new CertRecords(mountPartition(deps, 'ssh', m.path));

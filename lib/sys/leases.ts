@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Forbidden, InvalidInput, UpstreamError } from '../domain-errors';
+import { metrics } from '../metrics/catalog';
 import type { Json, Partition } from '../store/store';
 import { expirySort } from './token-tree';
 
@@ -124,6 +125,7 @@ export class Leases {
       last_error: '',
     };
     await this.write(record);
+    metrics.leases.created.inc({ engine: record.engine });
     // The owner may have been revoked after the request was authorised and before its revocation
     // could see this lease: undo it now rather than leave a lease nobody owns.
     if (n.owner && this.ownerLive && !(await this.ownerLive(n.owner))) {
@@ -193,6 +195,7 @@ export class Leases {
     const next: LeaseRecord = { ...r, last_renewal: now, expire_time: Math.min(now + wanted, r.max_expire_time) };
     next.next_attempt = next.expire_time;
     await this.part.put(leaseKey(id), next, { ifVersion: item.version, index: this.indexOf(next) });
+    metrics.leases.renewed.inc({ engine: r.engine });
     return next;
   }
 
@@ -229,6 +232,7 @@ export class Leases {
       if (!revoker) throw new Error(`no revoker is registered for engine type "${r.engine}"`);
       await revoker(r);
     } catch (e) {
+      metrics.leases.revokeFailed.inc({ engine: r.engine });
       const attempts = r.attempts + 1;
       const message = e instanceof Error ? e.message : String(e);
       const next: LeaseRecord = {
@@ -247,7 +251,7 @@ export class Leases {
   }
 
   private async drop(r: LeaseRecord): Promise<void> {
-    await this.part.delete(leaseKey(r.lease_id));
+    if (await this.part.delete(leaseKey(r.lease_id))) metrics.leases.revoked.inc({ engine: r.engine });
     if (r.owner) await this.part.delete(ownerKey(r.owner, r.lease_id));
   }
 

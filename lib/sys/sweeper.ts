@@ -3,6 +3,7 @@
  * failed revocation) and removes expired tokens, page by page, within a time budget.
  */
 import type { Deps } from '../deps';
+import { timedJob } from '../metrics/catalog';
 
 export interface SweepReport {
   leasesRevoked: number;
@@ -10,7 +11,15 @@ export interface SweepReport {
   tokensRemoved: number;
 }
 
-export async function sweep(deps: Deps, budgetMs = 50_000, page = 100): Promise<SweepReport> {
+export function sweep(deps: Deps, budgetMs = 50_000, page = 100): Promise<SweepReport> {
+  return timedJob(
+    'lease-sweep',
+    () => sweepOnce(deps, budgetMs, page),
+    (r) => r.leasesRevoked + r.tokensRemoved,
+  );
+}
+
+async function sweepOnce(deps: Deps, budgetMs: number, page: number): Promise<SweepReport> {
   const deadline = Date.now() + budgetMs;
   const report: SweepReport = { leasesRevoked: 0, leasesFailed: 0, tokensRemoved: 0 };
   while (Date.now() < deadline) {

@@ -9,6 +9,7 @@
  * Then, children first (depth first), their leases, the token record, and the accessor item
  * last. Retrying the same call resumes the same way.
  */
+import { metrics } from '../metrics/catalog';
 import { mutate, type Json, type Partition } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 
@@ -114,7 +115,7 @@ export class TokenTree {
     const item = await this.part.get<AccessorItem>(`accessor/${accessor}`);
     if (item) await this.part.delete(`token/${item.value.id}`);
     if (item?.value.path) await this.part.delete(`bypath/${item.value.path.replace(/\/*$/, '/')}${accessor}`);
-    await this.part.delete(`accessor/${accessor}`);
+    if (await this.part.delete(`accessor/${accessor}`)) metrics.auth.tokensRevoked.inc();
     this.states.delete(accessor);
     return true;
   }

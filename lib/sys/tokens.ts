@@ -4,6 +4,7 @@
  * token itself, so a crash never leaves a usable token that cannot be found and revoked.
  * Liveness and revocation across the tree of tokens are token-tree.ts's.
  */
+import { metrics } from '../metrics/catalog';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ExistsError, Forbidden, InvalidInput } from '../domain-errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
@@ -90,6 +91,7 @@ export class Tokens {
     const id = await this.idOf(token);
     const record = newTokenRecord(input, { id, accessor, now: Math.floor(this.now() / 1000) });
     await this.putNewToken(record);
+    metrics.auth.tokensCreated.inc({ kind: input.policies.includes('response-wrapping') ? 'wrapping' : 'service' });
     return { token, record };
   }
 

@@ -144,6 +144,7 @@ function leafRequestFor(scope: AcmeScope, role: Role, order: OrderRecord, names:
     ? Math.ceil((Date.parse(order.notAfter) - scope.deps.now()) / 1000)
     : role.ttl || scope.mountLimits.defaultLeaseTtl;
   return {
+    roleName: scope.policy.kind === 'role' ? scope.policy.name : '',
     commonName: names.commonName,
     altNames: names.dns,
     ipSans: names.ip,

@@ -66,6 +66,7 @@ const verbatim = async (req: Req<typeof verbatimFields>, roleName: string | unde
       extKeyUsage: req.data.ext_key_usage,
       extKeyUsageOids: req.data.ext_key_usage_oids,
       ...pathIssuer(req.data),
+      roleName,
     },
     mountLimits(req),
   );
@@ -97,7 +98,7 @@ function issuePath(prefix: string) {
           req.deps,
           req.part,
           role,
-          { ...leafRequestOf(d), ...pathIssuer(d) },
+          { ...leafRequestOf(d), ...pathIssuer(d), roleName: d.name },
           mountLimits(req),
           d.private_key_format || 'der',
         );
@@ -119,7 +120,8 @@ function signPath(prefix: string) {
         const d = req.data;
         const role = await callerRole(req, d.name);
         const csr = parseCsr(csrFromPem(d.csr));
-        const out = await signLeaf(req.deps, req.part, role, csr, { ...leafRequestOf(d), ...pathIssuer(d) }, mountLimits(req));
+        const request = { ...leafRequestOf(d), ...pathIssuer(d), roleName: d.name };
+        const out = await signLeaf(req.deps, req.part, role, csr, request, mountLimits(req));
         return respond(req, role, out, d.format);
       },
     },

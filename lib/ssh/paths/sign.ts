@@ -1,4 +1,5 @@
 /** sign/<role> (sign a submitted SSH public key) and issue/<role> (generate a key pair and sign it), under a ca role. */
+import { metrics, mountOf } from '../../metrics/catalog';
 import { f, type FieldValues } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
 import { requireRole } from '../../http/role-required';
@@ -54,6 +55,7 @@ async function signing(req: NamedReq): Promise<Signing> {
 async function answer(req: NamedReq, s: Signing, signed: Signed, extra: Record<string, string> = {}): Promise<Result> {
   const stored = !s.role.noStore;
   if (stored) await recordSigned(new CertRecords(req.part), signed, s.ca);
+  metrics.ssh.signed.inc({ mount: mountOf(req.part.name), cert_type: signed.cert.certType });
   const revoke: CertRevoke = stored ? { kind: 'cert', serial: serialHex(signed.cert.serial) } : { kind: 'cert' };
   return {
     data: { serial_number: signed.serialNumber, signed_key: signed.signedKey, ...extra },

@@ -2,7 +2,7 @@
 import { BadRequest, HttpError } from '../../../errors';
 import { f } from '../../../http/fields';
 import { definePath, type Req, type Result } from '../../../http/path';
-import { issueLoginToken } from '../../login';
+import { countedLogin, issueLoginToken } from '../../login';
 import type { AuthMount } from '../../../auth-mounts';
 import { iamLogin } from '../login';
 import { AwsAuthStore, DEFAULT_CLIENT_CONFIG } from '../store';
@@ -26,7 +26,7 @@ export function loginPaths(mount: AuthMount) {
       fields: loginFields,
       unauthenticated: ['write'],
       help: "Log in with a signed sts:GetCallerIdentity request; it is verified by this mount's own STS endpoint.",
-      operations: { write: (req) => logIn(req, mount) },
+      operations: { write: (req) => countedLogin(mount.type, () => logIn(req, mount)) },
     }),
   ];
 }

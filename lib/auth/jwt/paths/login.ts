@@ -5,7 +5,7 @@ import { BadRequest, PermissionDenied } from '../../../errors';
 import { f } from '../../../http/fields';
 import { definePath, type Req, type Result } from '../../../http/path';
 import { ipInBlocks } from '../../../net/cidr';
-import { issueLoginToken } from '../../login';
+import { countedLogin, issueLoginToken } from '../../login';
 import type { AuthMount } from '../../../auth-mounts';
 import { keySourceOf } from '../config';
 import { JwtStore } from '../jwt-store';
@@ -25,7 +25,7 @@ export function loginPaths(mount: AuthMount) {
       fields: loginFields,
       help: 'Log in with a signed JWT (a GitHub Actions OIDC token, a Kubernetes service-account token…).',
       unauthenticated: ['write'],
-      operations: { write: (req) => logIn(req, mount) },
+      operations: { write: (req) => countedLogin(mount.type, () => logIn(req, mount)) },
     }),
   ];
 }
