@@ -1,5 +1,6 @@
 /** bench/round-trips.ts's figures as a table and as a call-by-call trace per request. */
-export type Mode = 'off' | 'on';
+/** Auth cache off or on on a warm instance, or the first request of a new instance. */
+export type Mode = 'off' | 'on' | 'cold';
 
 /** One call as the trace shows it: times from the handler's start, ms. */
 export interface TracedCall {
@@ -43,6 +44,7 @@ export interface RoundTripsResult {
   cpus: string;
   delayMs: number;
   n: number;
+  coldN: number;
   runs: number;
   requests: RequestFigures[];
 }
@@ -52,15 +54,17 @@ const short = (op: string) => SHORT[op] ?? op.replace(/Items?$/, '');
 
 const callsText = (calls: Record<string, number>) =>
   Object.entries(calls)
+    .sort(([a], [b]) => a.localeCompare(b))
     .map(([op, n]) => `${n} ${short(op)}`)
     .join(', ') || 'none';
 
-const byMode = (r: RequestFigures, mode: 'off' | 'on') => r.figures.filter((f) => f.mode === mode);
+const byMode = (r: RequestFigures, mode: Mode) => r.figures.filter((f) => f.mode === mode);
 const list = (fs: ModeFigures[], pick: (f: ModeFigures) => number | string) => fs.map(pick).join(',');
 
 function row(r: RequestFigures): string[] {
   const off = byMode(r, 'off');
   const on = byMode(r, 'on');
+  const cold = byMode(r, 'cold');
   const sameCalls = (fs: ModeFigures[]) => [...new Set(fs.map((f) => callsText(f.calls)))].join(' | ');
   return [
     r.request,
@@ -71,17 +75,28 @@ function row(r: RequestFigures): string[] {
     `≤${r.target.off} / ≤${r.target.on}`,
     r.met ? 'yes' : 'NO',
     `${list(off, (f) => f.medianMs)} / ${list(on, (f) => f.medianMs)}`,
+    cold.length ? `${list(cold, (f) => f.roundTrips)} (${sameCalls(cold)}), ${list(cold, (f) => f.medianMs)} ms` : '-',
   ];
 }
 
 export function formatTable(result: RoundTripsResult): string {
-  const head = ['request', 'function', 'calls, auth cache off', 'calls, on', 'round trips off / on', 'target', 'met', 'median ms off / on'];
+  const head = [
+    'request',
+    'function',
+    'calls, auth cache off',
+    'calls, on',
+    'round trips off / on',
+    'target',
+    'met',
+    'median ms off / on',
+    'new instance: round trips (calls), ms',
+  ];
   const rows = result.requests.map(row);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [
     `round-trips bench: node ${result.node}, ${result.cpus}; every DynamoDB call held ${result.delayMs} ms; ` +
-      `N=${result.n} per request and mode after a warm-up; ${result.runs} run(s) (figures per run, comma-separated)`,
+      `N=${result.n} per request and mode after a warm-up, ${result.coldN} new instances per request; ${result.runs} run(s) (figures per run, comma-separated)`,
     line(head),
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
@@ -96,8 +111,10 @@ function callLine(c: TracedCall, first: boolean): string {
   return `  ${first ? String(c.step).padStart(2) : '  '} ${mark} ${when.padEnd(16)} ${c.op.padEnd(14)} ${keys}${notes ? `   (${notes})` : ''}`;
 }
 
+const MODE_TEXT: Record<Mode, string> = { off: 'auth cache off', on: 'auth cache on', cold: 'new instance (first request)' };
+
 function modeTrace(r: RequestFigures, f: ModeFigures): string[] {
-  const head = `${r.request} [${r.fn}], auth cache ${f.mode}, run ${f.run}: ${f.roundTrips} sequential round trips (median over all ${f.medianRoundTrips}), ${f.trace.length} calls, median ${f.medianMs} ms; this shape in ${f.shapes[0]!.count}/${f.n} requests`;
+  const head = `${r.request} [${r.fn}], ${MODE_TEXT[f.mode]}, run ${f.run}: ${f.roundTrips} sequential round trips (median over all ${f.medianRoundTrips}), ${f.trace.length} calls, median ${f.medianMs} ms; this shape in ${f.shapes[0]!.count}/${f.n} requests`;
   const others = f.shapes.slice(1).map((s) => `    other shape, ${s.count}/${f.n}: ${s.shape}`);
   const calls = f.trace.map((c, i) => callLine(c, i === 0 || f.trace[i - 1]!.step !== c.step));
   return [head, ...calls, ...others];
