@@ -12,7 +12,9 @@ import { ConflictError, ExistsError, InvalidInput } from '../../lib/domain-error
 import { CHUNK_SIZE, INLINE_LIMIT, chunkPartition, encodeCursor } from '../../lib/store/dynamo-params';
 import { checkLevelStore } from '../../lib/store/level-check';
 import { LevelStore } from '../../lib/store/level-store';
+import type { DynamoStore } from '../../lib/store/dynamo-store';
 import { mutate, type Json, type Page, type Partition, type Store } from '../../lib/store/store';
+import { batchContract } from './store-contract-batch';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../helpers/dynamodb-local';
 import { createTestStore } from '../helpers/store';
 
@@ -25,6 +27,8 @@ interface TestStore {
   sideRecords(partition: string): Promise<number>;
   /** Whether large values are split into chunk items (DynamoDB) or stored whole. */
   chunked: boolean;
+  /** The DynamoDB store and its server (absent on the embedded store). */
+  dynamo?: { store: DynamoStore; endpoint: string };
   close?(): Promise<void>;
 }
 type StoreFactory = () => Promise<TestStore>;
@@ -32,7 +36,7 @@ type StoreFactory = () => Promise<TestStore>;
 /** The DynamoDB store on a fresh table at `endpoint` (dynalite when undefined). */
 async function dynamoTestStore(endpoint?: string, api: 'lean' | 'sdk' = 'lean'): Promise<TestStore> {
   const t = await createTestStore(endpoint, api);
-  return { store: t.store, chunked: true, sideRecords: (p) => chunkItems(t, p) };
+  return { store: t.store, chunked: true, sideRecords: (p) => chunkItems(t, p), dynamo: { store: t.store, endpoint: t.endpoint } };
 }
 
 /** The embedded store in a fresh directory. */
@@ -426,6 +430,8 @@ function storeContract(makeStore: StoreFactory): void {
       expect((await part.queryIndex('at')).items.map((i) => i.key)).toEqual(['y', 'x']);
     });
   });
+
+  batchContract(() => t);
 
   describe('values larger than one item', () => {
     it('round-trip through chunks; a small replacement and a delete remove the chunks', async () => {
