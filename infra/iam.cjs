@@ -17,7 +17,9 @@
 const { invokedFunctions, roleLogicalId } = require('./functions.cjs');
 const { readSettings } = require('./settings.cjs');
 
-const DYNAMO_ACTIONS = ['BatchWriteItem', 'DeleteItem', 'GetItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`);
+const DYNAMO_ACTIONS = ['BatchGetItem', 'BatchWriteItem', 'DeleteItem', 'GetItem', 'Query', 'TransactWriteItems', 'UpdateItem'].map(
+  (a) => `dynamodb:${a}`,
+);
 
 /**
  * Sealing scopes each function seals and opens (own), and whether it opens `sys` (token checks).
