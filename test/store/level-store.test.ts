@@ -3,7 +3,7 @@
  * process per directory, data kept across a reopen, concurrent writes committed together
  * without losing their conditions, and the integrity check.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -145,4 +145,65 @@ describe('the embedded store', () => {
       }
     }
   });
+});
+
+describe('transactions across kill -9', () => {
+  /** Every key of a partition, following cursors. */
+  async function keysOf(store: LevelStore, partition: string, prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.partition(partition).listKeys(prefix, cursor ? { cursor } : {});
+      keys.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor);
+    return keys;
+  }
+
+  /** Runs the writer child until it has acknowledged `acks` transactions, then kills it at a random moment. */
+  async function runAndKill(dir: string, round: number, acks: number): Promise<Set<string>> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/level-transact-child.ts', dir, String(round)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const acked = new Set<string>();
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    let buffered = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const lines = (buffered + chunk.toString('utf8')).split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) if (line.startsWith('ack ')) acked.add(line.slice(4));
+        if (acked.size >= acks) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the writer exited (${code}) after ${acked.size} transactions`)));
+    });
+    await new Promise((r) => setTimeout(r, Math.random() * 300));
+    child.kill('SIGKILL');
+    await exited;
+    return acked;
+  }
+
+  it('every transaction is whole or absent after each kill, and every acknowledged one is there', async () => {
+    const dir = await tempDir();
+    for (let round = 0; round < 3; round++) {
+      const acked = await runAndKill(dir, round, 40);
+      const store = await open(dir);
+      expect((await checkLevelStore(store)).problems).toEqual([]);
+      const prefix = `r${round}/`;
+      const a = await keysOf(store, 'a', prefix);
+      expect(await keysOf(store, 'b', prefix)).toEqual(a);
+      expect(await keysOf(store, 'c', prefix)).toEqual([]);
+      const indexed = (await store.partition('b').queryIndex('by-writer', { from: prefix, to: `${prefix}\uffff` })).items.map((i) => i.key);
+      expect(indexed).toEqual(a);
+      for (const id of acked) expect(a).toContain(id);
+      // The hot key moved in the same transactions: it holds the last landed one of its writer.
+      for (let w = 0; w < 4; w++) {
+        const mine = a.filter((id) => id.startsWith(`${prefix}${w}/`));
+        const hot = await store.partition('h').get<number>(`hot/${w}`);
+        if (mine.length) expect(hot?.value).toBe(Number(mine.at(-1)!.split('/')[2]));
+      }
+      await store.close();
+    }
+  }, 120_000);
 });
