@@ -13,6 +13,7 @@ import { MOUNTS } from '../../lib/config';
 import { functionFor } from '../../lib/routing';
 import { INDEX_NAME, tableKeySchema } from '../../lib/store/table';
 import { describeBundles } from '../deploy/bundles-e2e';
+import { cfnLint } from '../helpers/cfn-lint';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.serverless');
@@ -29,6 +30,7 @@ interface Statement {
   Resource: unknown;
 }
 
+let template: unknown;
 let resources: Record<string, Resource>;
 let outputs: Record<string, { Value: unknown }>;
 /** Each function's bundle as packaged (functions/<name>.mjs in <name>.zip). */
@@ -36,12 +38,13 @@ const bundles = new Map<string, string>();
 
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', '--silent', 'package'], { cwd: ROOT, maxBuffer: 16 * MB, timeout: 280_000 });
-  const template = JSON.parse(readFileSync(join(OUT, 'cloudformation-template-update-stack.json'), 'utf8')) as {
+  const parsed = JSON.parse(readFileSync(join(OUT, 'cloudformation-template-update-stack.json'), 'utf8')) as {
     Resources: Record<string, Resource>;
     Outputs: Record<string, { Value: unknown }>;
   };
-  resources = template.Resources;
-  outputs = template.Outputs;
+  template = parsed;
+  resources = parsed.Resources;
+  outputs = parsed.Outputs;
   for (const fn of expectedFunctions()) {
     bundles.set(fn, execFileSync('unzip', ['-p', join(OUT, `${fn}.zip`), `functions/${fn}.mjs`], { maxBuffer: 16 * MB }).toString('utf8'));
   }
@@ -368,6 +371,50 @@ describe('the HTTP API stage', () => {
   it('leaves reserved concurrency unset by default (a setting) and names the sys function for `npm run admin`', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties, id).not.toHaveProperty('ReservedConcurrentExecutions');
     expect(outputs.SysFunctionName!.Value).toEqual({ 'Fn::Sub': '${AWS::StackName}-sys' });
+  });
+});
+
+/** What test/deploy/observability.test.ts checks from the generators, here as packaged. */
+describe('the alarms and the dashboard', () => {
+  const sub = (v: unknown) => ((v as { 'Fn::Sub': string })['Fn::Sub'] ?? '').replaceAll('${AWS::StackName}', 'latchkey-dev');
+
+  it('are in the stack: the topic every alarm notifies, the dashboard, and their outputs', () => {
+    const [topicId] = one('AWS::SNS::Topic');
+    const alarms = ofType('AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBe(5 + 3 * expectedFunctions().length);
+    for (const [id, a] of alarms) {
+      expect(a.Properties.AlarmActions, id).toEqual([{ Ref: topicId }]);
+      expect(a.Properties.OKActions, id).toEqual([{ Ref: topicId }]);
+    }
+    const [dashboardId, dashboard] = one('AWS::CloudWatch::Dashboard');
+    expect(sub(dashboard.Properties.DashboardBody)).toContain('latchkey-dev-sys');
+    expect(outputs.AlarmTopicArn!.Value).toEqual({ Ref: topicId });
+    expect(outputs.DashboardName!.Value).toEqual({ Ref: dashboardId });
+  });
+
+  it('watch the functions and the HTTP API the framework made, by their deployed names and id', () => {
+    const deployed = ofType('AWS::Lambda::Function').map(([, f]) => f.Properties.FunctionName);
+    const [apiId] = one('AWS::ApiGatewayV2::Api');
+    for (const [id, a] of ofType('AWS::CloudWatch::Alarm')) {
+      const p = a.Properties as {
+        Dimensions?: { Name: string; Value: unknown }[];
+        Metrics?: { MetricStat?: { Metric: { Dimensions?: unknown[] } } }[];
+      };
+      const dims = [...(p.Dimensions ?? []), ...(p.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? [])] as {
+        Name: string;
+        Value: unknown;
+      }[];
+      for (const d of dims) {
+        if (d.Name === 'FunctionName') expect(deployed, id).toContain(sub(d.Value));
+        else expect(d, id).toEqual({ Name: 'ApiId', Value: { Ref: apiId } });
+      }
+    }
+  });
+
+  it('pass cfn-lint, as does the whole template (test/helpers/cfn-lint.ts: its specification brought up to date)', () => {
+    const result = cfnLint(template);
+    expect(result.errors.crit).toEqual([]);
+    expect(result.errors.warn).toEqual([]);
   });
 });
 
