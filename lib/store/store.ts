@@ -119,7 +119,10 @@ export interface Store {
   readonly atomicTransact: boolean;
   /**
    * Strongly consistent reads of many items, in the order asked (undefined where absent).
-   * Duplicates are allowed; large values come back whole.
+   * Duplicates are allowed; large values come back whole. Each item is read as `get` reads it;
+   * on DynamoDB the items are not one snapshot (BatchGetItem is not a transaction): a
+   * transaction committed meanwhile may show in some items and not yet in others. The embedded
+   * store reads them on one snapshot.
    */
   getMany<T = Json>(refs: readonly ItemRef[]): Promise<(StoredItem<T> | undefined)[]>;
   /**

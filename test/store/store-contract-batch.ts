@@ -88,6 +88,14 @@ function getManyCases(current: () => BatchTestStore): void {
     });
   });
 
+  it('reads many items near the inline limit (dynalite answers about 1.4 MB at a time, leaving the rest unprocessed)', async () => {
+    const { store } = current();
+    const value = (i: number) => `${i}`.padEnd(INLINE_LIMIT - 10, 'v');
+    await store.partition('p').batchPut(Array.from({ length: 12 }, (_, i) => ({ key: `near/${i}`, value: value(i) })));
+    const got = await store.getMany(Array.from({ length: 12 }, (_, i) => ({ partition: 'p', key: `near/${i}` })));
+    expect(got.map((item) => item?.value)).toEqual(Array.from({ length: 12 }, (_, i) => value(i)));
+  });
+
   it('returns large values whole, reading chunks of those items only', async () => {
     const t = current();
     const value = big(900_000, 'big');
