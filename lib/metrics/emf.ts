@@ -156,7 +156,16 @@ export class EmfBuffer {
     e.sum += r.value;
     e.last = r.value;
     if (e.kind === 'histogram') e.values.push(r.value);
-    if (++this.buffered >= this.maxBuffered) this.flush();
+    if (++this.buffered >= this.maxBuffered) this.flushEarly();
+  }
+
+  /** A flush from inside the code that recorded a value: a failure to write is logged, never thrown at it. */
+  private flushEarly(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      logError('emf-flush-fault', { function: this.functionName }, e);
+    }
   }
 
   /** The documents the buffered values make, stamped `timestamp` (ms since the epoch); the buffer is kept. */
