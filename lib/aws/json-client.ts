@@ -49,6 +49,8 @@ const RETRYABLE = new Set([
   'ServiceUnavailable',
   'LimitExceededException',
   'TransactionInProgressException',
+  // A single-item write to an item that a DynamoDB transaction is writing at that moment.
+  'TransactionConflictException',
 ]);
 
 export function envCredentials(env: NodeJS.ProcessEnv = process.env): Credentials {
