@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { domainMetrics } from '../../lib/metrics/catalog';
+import { NAMESPACE as EMF_NAMESPACE, unusable } from '../../lib/metrics/emf';
 import { Metric, Registry, type CloudWatchMetric } from '../../lib/metrics/registry';
 import { requestMetrics } from '../../lib/metrics/requests';
 import { cfnLint } from '../helpers/cfn-lint';
@@ -35,8 +36,9 @@ const { readSettings } = require('../../infra/settings.cjs') as { readSettings: 
 const { buildFunctions } = require('../../infra/functions.cjs') as {
   buildFunctions: (m?: unknown, e?: unknown, s?: Settings) => Record<string, Fn>;
 };
-const { observabilityResources, TOPIC, DASHBOARD, NEAR_TIMEOUT } = require('../../infra/observability.cjs') as {
+const { observabilityResources, NAMESPACE, TOPIC, DASHBOARD, NEAR_TIMEOUT } = require('../../infra/observability.cjs') as {
   observabilityResources: (functions: Record<string, Fn>, settings: Settings) => Out;
+  NAMESPACE: string;
   TOPIC: string;
   DASHBOARD: string;
   NEAR_TIMEOUT: number;
@@ -49,13 +51,13 @@ const ofType = (out: Out, type: string) => Object.entries(out.Resources).filter(
 
 // ---- What is emitted ----------------------------------------------------------------------------
 
-/** Every CloudWatch metric the functions publish, by name, from the catalog itself. */
+/** Every CloudWatch metric the functions publish (lib/metrics/emf.ts takes it), by name, from the catalog itself. */
 function catalog(): Map<string, CloudWatchMetric> {
   const r = new Registry();
   const found = new Map<string, CloudWatchMetric>();
   const walk = (o: unknown): void => {
     if (o instanceof Metric) {
-      if (o.cloudwatch) found.set(o.cloudwatch.name, o.cloudwatch);
+      if (o.cloudwatch && !unusable(o)) found.set(o.cloudwatch.name, o.cloudwatch);
     } else if (o && typeof o === 'object') for (const v of Object.values(o)) walk(v);
   };
   walk(domainMetrics(r));
@@ -63,7 +65,7 @@ function catalog(): Map<string, CloudWatchMetric> {
   return found;
 }
 const LATCHKEY = catalog();
-/** EMF publishes each metric under the function's dimension set and under the empty one (the rollup). */
+/** lib/metrics/emf.ts publishes each metric under the function's dimension set and under the empty one (the rollup). */
 const latchkeySets = (m: CloudWatchMetric) => [['function', ...m.dimensions].sort(), []];
 
 /**
@@ -101,6 +103,7 @@ function notEmitted(namespace: string, name: string, dimensions: string[]): stri
 
 describe('the metrics the checks hold to', () => {
   it('are the catalog the functions publish, and the AWS lists', () => {
+    expect(NAMESPACE).toBe(EMF_NAMESPACE);
     for (const name of [
       'Requests',
       'RequestDuration',
