@@ -52,9 +52,16 @@ interface Sample {
   end: number;
 }
 
+/** What a call touches, without its ids: `sys|token`, `pki/pki|cert` (a query or a batch: its first key cut the same way). */
+const kindOf = (c: StoreCall) => {
+  const [pk, sk = ''] = (c.keys[0] ?? '').split(' | ');
+  return `${pk}|${sk.split('/')[0]}${c.keys.length > 1 ? ` x${c.keys.length}` : ''}`;
+};
+
+/** A request's steps by operation and kind of record, in order: requests of one shape made the same calls. */
 const shapeOf = (calls: StoreCall[]) =>
   steps(calls)
-    .map((s) => s.map((c) => c.op).join(' + '))
+    .map((s) => s.map((c) => `${c.op.replace(/Item$/, '')} ${kindOf(c)}`).join(' + '))
     .join(' > ');
 
 function traceOf(s: Sample): TracedCall[] {
