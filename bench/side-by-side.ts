@@ -14,6 +14,9 @@
  * closing it ("socket hang up"; plain node:http too), so no side idles longer than one measurement.
  *   BENCH_BEFORE=<git rev> npx tsx bench/side-by-side.ts     (BENCH_ROUNDS=5 BENCH_SECONDS=3)
  *   BENCH_AFTER=<git rev>     the after side from a worktree of that revision, not this tree
+ *   BENCH_BEFORE=this         the before side is this tree too (to compare settings, below)
+ *   BENCH_BEFORE_ENV='METRICS=off' / BENCH_AFTER_ENV='K=V,K=V'   settings of one side's process
+ *     e.g. the cost of metrics: BENCH_BEFORE=this BENCH_BEFORE_ENV=METRICS=off npx tsx bench/side-by-side.ts
  * Prints figures only: exits non-zero when it cannot run, never on a ratio.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -60,7 +63,18 @@ function worktree(rev: string): string {
 }
 
 /** functions/local.ts of `tree` in its own process; resolves with its URL (from its "listening on" line) and root token. */
-function startService(tree: string): Promise<Service> {
+/** `K=V,K=V` (BENCH_BEFORE_ENV, BENCH_AFTER_ENV) as environment variables. */
+function sideEnv(spec: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (spec ?? '').split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`not K=V: ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+function startService(tree: string, extra: Record<string, string> = {}): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-sbs-data-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local.ts'], {
     cwd: tree,
@@ -76,6 +90,7 @@ function startService(tree: string): Promise<Service> {
       AUDIT_DEVICES: process.env.AUDIT_DEVICES ?? `file:${join(dataDir, 'audit.log')}`,
       NODE_NO_WARNINGS: '1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...extra,
     },
   });
   cleanups.push(async () => {
@@ -201,8 +216,11 @@ async function main(): Promise<void> {
   const afterRev = process.env.BENCH_AFTER;
   const dirty = !afterRev && git('status', '--porcelain', '--', 'lib', 'functions', 'infra') !== '';
   const afterLabel = afterRev ? git('rev-parse', '--short', afterRev) : `this tree, HEAD ${git('rev-parse', '--short', 'HEAD')}`;
+  const beforeLabel = before === 'this' ? `this tree` : git('rev-parse', '--short', before);
+  const envs = { before: sideEnv(process.env.BENCH_BEFORE_ENV), after: sideEnv(process.env.BENCH_AFTER_ENV) };
+  const shown = (e: Record<string, string>) => (Object.keys(e).length ? ` with ${JSON.stringify(e)}` : '');
   console.log(
-    `before: ${git('rev-parse', '--short', before)}; after: ${afterLabel}${dirty ? ' (uncommitted changes under lib/, functions/ or infra/)' : ''}`,
+    `before: ${beforeLabel}${shown(envs.before)}; after: ${afterLabel}${shown(envs.after)}${dirty ? ' (uncommitted changes under lib/, functions/ or infra/)' : ''}`,
   );
   console.log(
     `node ${process.version}; ${ROUNDS} rounds; AUDIT_DEVICES=${process.env.AUDIT_DEVICES ?? 'file:$DATA_DIR/audit.log (the local default)'}`,
@@ -213,8 +231,8 @@ async function main(): Promise<void> {
   const userKey = readFileSync(join(keyDir, 'user.pub'), 'utf8').trim();
 
   const sides = {
-    before: await startService(worktree(before)),
-    after: await startService(afterRev ? worktree(afterRev) : ROOT),
+    before: await startService(before === 'this' ? ROOT : worktree(before), envs.before),
+    after: await startService(afterRev ? worktree(afterRev) : ROOT, envs.after),
   };
   await configure(sides.before);
   await configure(sides.after);

@@ -16,6 +16,7 @@ import { leanDynamoApi, type DynamoApi } from './store/dynamo-api';
 import { DynamoStore } from './store/dynamo-store';
 import type { Store } from './store/store';
 import { timedStore } from './metrics/calls';
+import { setRecording } from './metrics/registry';
 import { Auditor } from './audit/auditor';
 import { auditDevices } from './audit/devices';
 import { AuditHasher } from './audit/hasher';
@@ -38,8 +39,12 @@ export interface DepsParts {
 
 export function createDeps(parts: DepsParts): Deps {
   const now = parts.now ?? Date.now;
+  const env = parts.env ?? readEnvironment();
+  // METRICS=off: nothing recorded, the store not wrapped (what bench/side-by-side.ts compares).
+  const measured = env.metrics !== false;
+  setRecording(measured);
   // Every storage call is counted and timed (sys/metrics, EMF) here, once, whatever the store.
-  const store = timedStore(parts.store);
+  const store = measured ? timedStore(parts.store) : parts.store;
   const sys = store.partition('sys');
   const sealer = new Sealer(parts.wrapper);
   const tokens = new Tokens(sys, sealer, now);
@@ -49,7 +54,6 @@ export function createDeps(parts: DepsParts): Deps {
   // A token's revocation revokes the leases it owns; a lease made for a revoked token is undone.
   tokens.tree.useLeaseRevoker((accessor, deadline) => leases.revokeOwned(accessor, deadline));
   leases.ownerLive = (accessor) => tokens.accessorLive(accessor);
-  const env = parts.env ?? readEnvironment();
   const deps: Deps = {
     env,
     mounts: parts.mounts ?? MOUNTS,

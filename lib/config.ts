@@ -139,6 +139,8 @@ export interface Environment {
   functionName: string;
   /** Audit devices (AUDIT_DEVICES): `stdout`, `file:<path>`, comma-separated; `none` for none. Default `stdout`. */
   audit: AuditSettings;
+  /** METRICS=off: no metric is recorded (sys/metrics answers empty, no EMF on Lambda); default on. */
+  metrics: boolean;
   /** The ports ACME validation connects to (ACME_HTTP_PORT, default 80; ACME_TLS_PORT, default 443), as Pebble's. */
   acme?: { httpPort: number; tlsPort: number };
 }
@@ -173,6 +175,13 @@ function portSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return n;
 }
 
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (v === 'on' || v === 'off') return v === 'on';
+  throw new Error(`${name} must be on or off, not ${JSON.stringify(v.slice(0, 40))}`);
+}
+
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
   const level = env.LOG_LEVEL === 'silent' || env.LOG_LEVEL === 'debug' ? env.LOG_LEVEL : 'info';
   return {
@@ -185,6 +194,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     logLevel: level,
     functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'local',
     audit: { devices: parseAuditDevices(env.AUDIT_DEVICES ?? 'stdout'), logRaw: env.AUDIT_LOG_RAW === 'true' },
+    metrics: onOff(env, 'METRICS', true),
     acme: { httpPort: portSetting(env, 'ACME_HTTP_PORT', 80), tlsPort: portSetting(env, 'ACME_TLS_PORT', 443) },
   };
 }

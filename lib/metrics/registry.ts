@@ -12,6 +12,13 @@
 
 export type Labels = Record<string, string>;
 
+/** Whether metrics record anything: METRICS=off (lib/config.ts) turns every metric of the process into a no-op. */
+let recording = true;
+
+export function setRecording(on: boolean): void {
+  recording = on;
+}
+
 /** The label value a metric records instead of a new label set once it has `maxSeries` of them. */
 export const OVERFLOW = '_overflow';
 
@@ -152,6 +159,7 @@ export class Counter extends Metric {
   }
 
   inc(labels: Labels = {}, by = 1): void {
+    if (!recording) return;
     if (!Number.isFinite(by) || by < 0) throw new Error(`counter ${this.name} cannot go up by ${by}`);
     this.record(this.seriesFor(labels), by, labels);
   }
@@ -184,7 +192,7 @@ export class Histogram extends Metric {
   }
 
   observe(labels: Labels, value: number): void {
-    if (!Number.isFinite(value)) return;
+    if (!recording || !Number.isFinite(value)) return;
     const s = this.seriesFor(labels);
     this.record(s, value, labels);
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.buckets![i]! += 1;
@@ -204,7 +212,7 @@ export class Gauge extends Metric {
   }
 
   set(labels: Labels, value: number): void {
-    if (!Number.isFinite(value)) return;
+    if (!recording || !Number.isFinite(value)) return;
     const s = this.seriesFor(labels);
     if (this.listener) this.listener({ metric: this, labels, value });
     s.count = 1;

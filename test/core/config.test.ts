@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAuditDevices, parseMounts } from '../../lib/config';
+import { parseAuditDevices, parseMounts, readEnvironment } from '../../lib/config';
 
 describe('parseMounts', () => {
   it('reads the audit non-HMAC keys of a mount', () => {
@@ -31,5 +31,14 @@ describe('parseAuditDevices', () => {
   it('refuses an unknown device', () => {
     expect(() => parseAuditDevices('syslog')).toThrow(/unknown device "syslog"/);
     expect(() => parseAuditDevices('file:')).toThrow(/unknown device/);
+  });
+});
+
+describe('METRICS', () => {
+  it('is on by default, off when asked, and refuses anything else', () => {
+    expect(readEnvironment({}).metrics).toBe(true);
+    expect(readEnvironment({ METRICS: 'on' }).metrics).toBe(true);
+    expect(readEnvironment({ METRICS: 'off' }).metrics).toBe(false);
+    expect(() => readEnvironment({ METRICS: 'false' })).toThrow(/METRICS must be on or off, not "false"/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeLabelValue, OVERFLOW, Registry } from '../../lib/metrics/registry';
+import { escapeLabelValue, OVERFLOW, Registry, setRecording } from '../../lib/metrics/registry';
 import { recordRequest, requestMetrics, statusClass } from '../../lib/metrics/requests';
 
 describe('metrics registry', () => {
@@ -101,5 +101,27 @@ describe('metrics registry', () => {
     expect(m.requests.value({ function: 'sys', mount: '', path: '', operation: 'other', status_class: '4xx' })).toBe(1);
     expect(m.duration.value({ function: 'pki', mount: 'pki', operation: 'update', status_class: '2xx' }).count).toBe(1);
     expect([statusClass(204), statusClass(429), statusClass(503), statusClass(0)]).toEqual(['2xx', '4xx', '5xx', '5xx']);
+  });
+});
+
+describe('recording off (METRICS=off)', () => {
+  it('records nothing while off, and again once on', () => {
+    const r = new Registry();
+    const c = r.counter({ name: 'x_total', help: 'x' });
+    const h = r.histogram({ name: 'y_seconds', help: 'y' });
+    const g = r.gauge({ name: 'z', help: 'z' });
+    setRecording(false);
+    try {
+      c.inc();
+      h.observe({}, 1);
+      g.set({}, 3);
+      expect(r.prometheusText()).not.toMatch(/^x_total /m);
+      expect(c.value()).toBe(0);
+      expect(g.value()).toBeUndefined();
+    } finally {
+      setRecording(true);
+    }
+    c.inc();
+    expect(c.value()).toBe(1);
   });
 });
