@@ -27,7 +27,7 @@ export interface ModeFigures {
   calls: Record<string, number>;
   /** Each shape (steps of operations) and how many requests had it, most common first. */
   shapes: { shape: string; count: number }[];
-  /** The last request of the most common shape, call by call. */
+  /** A request of the most common shape, call by call: the one nearest that shape's median latency. */
   trace: TracedCall[];
 }
 

@@ -83,7 +83,10 @@ function modeFigures(mode: Mode, run: number, samples: Sample[]): ModeFigures {
   const counts = new Map<string, number>();
   for (const s of samples) counts.set(shapeOf(s.calls), (counts.get(shapeOf(s.calls)) ?? 0) + 1);
   const shapes = [...counts].map(([shape, count]) => ({ shape, count })).sort((a, b) => b.count - a.count);
-  const typical = samples.findLast((s) => shapeOf(s.calls) === shapes[0]!.shape)!;
+  // The trace shown: of the requests of the common shape, the one whose latency is nearest their median (no outlier's pauses).
+  const common = samples.filter((s) => shapeOf(s.calls) === shapes[0]!.shape);
+  const mid = median(common.map((s) => s.ms));
+  const typical = common.reduce((a, b) => (Math.abs(b.ms - mid) < Math.abs(a.ms - mid) ? b : a));
   const calls: Record<string, number> = {};
   for (const c of typical.calls) calls[c.op] = (calls[c.op] ?? 0) + 1;
   return {
