@@ -20,7 +20,7 @@ function pkiMetrics(r: Registry) {
   return {
     issued: r.counter({
       name: 'latchkey_pki_certificates_issued_total',
-      help: 'X.509 certificates issued or signed, by mount, issuer id and role (empty for sign-verbatim and CA certificates).',
+      help: 'X.509 certificates issued or signed, by mount, issuer id and role (empty for CA certificates and sign-verbatim without a role).',
       labels: ['mount', 'issuer', 'role'],
       cloudwatch: count('CertificatesIssued', ['mount']),
     }),
@@ -140,7 +140,7 @@ function jobMetrics(r: Registry) {
   return {
     runs: r.counter({
       name: 'latchkey_job_runs_total',
-      help: 'Runs of the lease sweeper, tidy and CRL rebuild jobs (scheduled or asked for), by job.',
+      help: 'Scheduled runs of the jobs (lease-sweep, pki-crl, pki-tidy, ssh-tidy, cloud-a-rotate), by job.',
       labels: ['job'],
       cloudwatch: count('JobRuns', ['job']),
     }),

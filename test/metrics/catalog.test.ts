@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { domainMetrics, mountOf, timedJob } from '../../lib/metrics/catalog';
 import { Registry } from '../../lib/metrics/registry';
+import { requestMetrics } from '../../lib/metrics/requests';
 
 describe('the metrics catalog', () => {
   it('declares every CloudWatch dimension as a label, never an issuer, a role or a serial', () => {
@@ -35,5 +37,22 @@ describe('the metrics catalog', () => {
     expect(m.jobs.failures.value({ job: 't' })).toBe(1);
     expect(m.jobs.items.value({ job: 't' })).toBe(3);
     expect(m.jobs.seconds.value({ job: 't' }).count).toBe(2);
+  });
+});
+
+describe("README's metric table", () => {
+  it('lists every metric with its type, labels and CloudWatch name, and nothing else', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const r = new Registry();
+    requestMetrics(r);
+    domainMetrics(r);
+    const rows = new Map([...readme.matchAll(/^\| `(latchkey_[a-z_]+)` \| (\w+) \| ([^|]*) \| ([^|]*) \|/gm)].map((m) => [m[1], m]));
+    expect([...rows.keys()].sort()).toEqual(r.list().map((m) => m.name));
+    for (const m of r.list()) {
+      const row = rows.get(m.name)!;
+      expect(row[2]).toBe(m.type);
+      expect(row[3]!.trim()).toBe(m.labelNames.map((l) => `\`${l}\``).join(', '));
+      expect(row[4]).toContain(`\`${m.cloudwatch!.name}\``);
+    }
   });
 });
