@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, ExistsError, InvalidInput } from '../../lib/domain-errors';
 import { signJsonPost } from '../../lib/aws/sigv4';
-import type { DynamoApi } from '../../lib/store/dynamo-api';
+import { TransactionCancelled, type DynamoApi } from '../../lib/store/dynamo-api';
 import { chunkPartition, INLINE_LIMIT } from '../../lib/store/dynamo-params';
 import { DynamoStore } from '../../lib/store/dynamo-store';
 import { MAX_TRANSACT_WRITES, type Json, type Store, type TransactWrite } from '../../lib/store/store';
@@ -44,10 +44,11 @@ async function raw(endpoint: string, op: string, input: unknown): Promise<{ stat
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-export function batchContract(current: () => BatchTestStore): void {
+/** `dynamo`: the store under test is the DynamoDB store (cases of its protocol run too). */
+export function batchContract(current: () => BatchTestStore, dynamo: boolean): void {
   describe('getMany', () => getManyCases(current));
   describe('transact', () => transactCases(current));
-  describe('transact on the DynamoDB protocol', () => protocolCases(current));
+  if (dynamo) describe('getMany and transact on the DynamoDB protocol', () => protocolCases(current));
 }
 
 function getManyCases(current: () => BatchTestStore): void {
@@ -112,7 +113,7 @@ function getManyCases(current: () => BatchTestStore): void {
       { key: 'big', value, version: 1 },
     ];
     expect(await t.store.getMany(refs)).toEqual(expected);
-    if (!t.dynamo) return;
+    if (!t.dynamo) return; // the embedded store keeps values whole
     const queried: string[] = [];
     const counting = wrapped(t, (api) => ({
       query: (i) => {
@@ -123,33 +124,6 @@ function getManyCases(current: () => BatchTestStore): void {
     expect(await counting.getMany(refs)).toEqual(expected);
     expect(queried.length).toBeGreaterThan(0);
     expect(new Set(queried)).toEqual(new Set([`${chunkPartition('p')} big`]));
-  });
-
-  it('DynamoDB: asks again for unprocessed keys until all are read, and gives up on keys never processed', async () => {
-    const t = current();
-    if (!t.dynamo) return;
-    const keys = Array.from({ length: 150 }, (_, i) => `u${i}`);
-    await t.store.partition('p').batchPut(keys.map((key) => ({ key, value: key })));
-    const refs = keys.map((key) => ({ partition: 'p', key }));
-    let calls = 0;
-    // The real server answers half of each first request; the other half comes back unprocessed.
-    const halving = wrapped(t, (api) => ({
-      batchGetItem: async (i) => {
-        calls++;
-        const [table, ask] = Object.entries(i.RequestItems!)[0]!;
-        const keys = ask.Keys!;
-        if (calls > 2 || keys.length < 2) return api.batchGetItem(i);
-        const half = Math.ceil(keys.length / 2);
-        const out = await api.batchGetItem({ RequestItems: { [table]: { ...ask, Keys: keys.slice(0, half) } } });
-        return { ...out, UnprocessedKeys: { [table]: { ...ask, Keys: keys.slice(half) } } };
-      },
-    }));
-    expect((await halving.getMany(refs)).map((i) => i?.value)).toEqual(keys);
-    expect(calls).toBeGreaterThan(2);
-    const never = wrapped(t, () => ({
-      batchGetItem: async (i) => ({ Responses: {}, UnprocessedKeys: i.RequestItems }),
-    }));
-    await expect(never.getMany(refs.slice(0, 3))).rejects.toThrow(/unprocessed/);
   });
 }
 
@@ -345,15 +319,44 @@ function transactCases(current: () => BatchTestStore): void {
   });
 }
 
-/** The same raw requests on dynalite and on DynamoDB Local: the answers must have one shape. */
+/**
+ * DynamoDB stores only: unprocessed keys and cancelled transactions through a wrapper of the
+ * real API, and the same raw requests on dynalite and on DynamoDB Local (one answer shape).
+ */
 function protocolCases(current: () => BatchTestStore): void {
+  it('asks again for unprocessed keys until all are read, and gives up on keys never processed', async () => {
+    const t = current();
+    const keys = Array.from({ length: 150 }, (_, i) => `u${i}`);
+    await t.store.partition('p').batchPut(keys.map((key) => ({ key, value: key })));
+    const refs = keys.map((key) => ({ partition: 'p', key }));
+    let calls = 0;
+    // The real server answers half of each first request; the other half comes back unprocessed.
+    const halving = wrapped(t, (api) => ({
+      batchGetItem: async (i) => {
+        calls++;
+        const [table, ask] = Object.entries(i.RequestItems!)[0]!;
+        const keys = ask.Keys!;
+        if (calls > 2 || keys.length < 2) return api.batchGetItem(i);
+        const half = Math.ceil(keys.length / 2);
+        const out = await api.batchGetItem({ RequestItems: { [table]: { ...ask, Keys: keys.slice(0, half) } } });
+        return { ...out, UnprocessedKeys: { [table]: { ...ask, Keys: keys.slice(half) } } };
+      },
+    }));
+    expect((await halving.getMany(refs)).map((i) => i?.value)).toEqual(keys);
+    expect(calls).toBeGreaterThan(2);
+    const never = wrapped(t, () => ({
+      batchGetItem: async (i) => ({ Responses: {}, UnprocessedKeys: i.RequestItems }),
+    }));
+    await expect(never.getMany(refs.slice(0, 3))).rejects.toThrow(/unprocessed/);
+  });
+
   it('a cancelled transaction answers TransactionCanceledException with a reason per item', async () => {
     const t = current();
-    if (!t.dynamo) return;
-    const table = t.dynamo.store.table;
+    const dynamo = t.dynamo!;
+    const table = dynamo.store.table;
     await t.store.partition('p').put('a', 'a');
     const key = (sk: string) => ({ pk: { S: 'p' }, sk: { S: sk } });
-    const ok = await raw(t.dynamo.endpoint, 'TransactWriteItems', {
+    const ok = await raw(dynamo.endpoint, 'TransactWriteItems', {
       TransactItems: [
         {
           ConditionCheck: {
@@ -367,7 +370,7 @@ function protocolCases(current: () => BatchTestStore): void {
       ],
     });
     expect(ok).toEqual({ status: 200, body: {} });
-    const cancelled = await raw(t.dynamo.endpoint, 'TransactWriteItems', {
+    const cancelled = await raw(dynamo.endpoint, 'TransactWriteItems', {
       TransactItems: [
         { Update: { TableName: table, Key: key('c'), UpdateExpression: 'SET v = :x', ExpressionAttributeValues: { ':x': { S: 'x' } } } },
         {
@@ -393,15 +396,40 @@ function protocolCases(current: () => BatchTestStore): void {
     expect(await t.store.partition('p').get('a')).toEqual({ key: 'a', value: 'a', version: 1 });
   });
 
+  it('sends a transaction cancelled by a conflict again, and gives up with ConflictError', async () => {
+    const t = current();
+    let sent = 0;
+    // The first attempt is cancelled as DynamoDB cancels one that met another transaction.
+    const once = wrapped(t, (api) => ({
+      transactWriteItems: async (i) => {
+        if (++sent === 1) throw new TransactionCancelled(['None', 'TransactionConflict']);
+        return api.transactWriteItems(i);
+      },
+    }));
+    const writes: TransactWrite[] = [
+      { partition: 'p', key: 'a', value: 1, ifAbsent: true },
+      { partition: 'p', key: 'b', value: 2, ifAbsent: true },
+    ];
+    expect(await once.transact(writes)).toEqual([1, 1]);
+    expect(sent).toBe(2);
+    const always = wrapped(t, () => ({
+      transactWriteItems: async () => {
+        throw new TransactionCancelled(['TransactionConflict', 'None']);
+      },
+    }));
+    await expect(always.transact([{ partition: 'p', key: 'c', value: 3 }])).rejects.toBeInstanceOf(ConflictError);
+    expect(await t.store.partition('p').get('c')).toBeUndefined();
+  });
+
   it('refuses an empty transaction, more than 100 items and an item with two operations', async () => {
     const t = current();
-    if (!t.dynamo) return;
-    const table = t.dynamo.store.table;
+    const dynamo = t.dynamo!;
+    const table = dynamo.store.table;
     const check = (sk: string) => ({
       ConditionCheck: { TableName: table, Key: { pk: { S: 'p' }, sk: { S: sk } }, ConditionExpression: 'attribute_not_exists(pk)' },
     });
     const refused = async (items: unknown[]) => {
-      const out = await raw(t.dynamo!.endpoint, 'TransactWriteItems', { TransactItems: items });
+      const out = await raw(dynamo.endpoint, 'TransactWriteItems', { TransactItems: items });
       expect(out.status).toBe(400);
       expect(String(out.body.__type)).toMatch(/#ValidationException$/);
     };
