@@ -19,6 +19,7 @@ import { startKmsFake, type KmsFake } from '../fakes/kms-server';
 import { startLambdaFake, type LambdaFake } from '../fakes/lambda-server';
 import { asLambdaEvent, httpEvent, lambdaContext, type HttpEventOptions } from '../helpers/apigw';
 import { dynamoClient } from '../helpers/store';
+import { emfLines, expectValidEmf } from '../helpers/emf-spec';
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 interface Reply {
@@ -31,6 +32,10 @@ export function describeBundles(out: () => string): void {
   describe('the packaged bundles, end to end (deploy walkthrough)', () => {
     const handlers = new Map<string, Handler>();
     const saved = { ...process.env };
+    // The bundles' standard output (EMF lines among it), and the HTTP requests each function answered.
+    let stdout = '';
+    const realWrite = process.stdout.write.bind(process.stdout);
+    const requests = new Map<string, number>();
     let dir: string;
     let dynamo: EmbeddedDynamo;
     let kms: KmsFake;
@@ -38,6 +43,10 @@ export function describeBundles(out: () => string): void {
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'latchkey-bundles-'));
+      process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+        return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
+      }) as typeof process.stdout.write;
       dynamo = await startEmbeddedDynamo();
       await ensureTable(dynamoClient(dynamo.endpoint), 'latchkey-e2e');
       const route = (name: string) => (e: unknown) => handlers.get(name)!(e, lambdaContext(`latchkey-dev-${name}`));
@@ -70,6 +79,7 @@ export function describeBundles(out: () => string): void {
     }, 60_000);
 
     afterAll(async () => {
+      process.stdout.write = realWrite;
       process.env = saved;
       await lambda?.close();
       await kms?.close();
@@ -78,6 +88,7 @@ export function describeBundles(out: () => string): void {
     });
 
     const http = async (fn: string, method: string, target: string, o: HttpEventOptions = {}) => {
+      requests.set(fn, (requests.get(fn) ?? 0) + 1);
       const r = (await handlers.get(fn)!(asLambdaEvent(httpEvent(method, target, o)), lambdaContext(`latchkey-dev-${fn}`))) as Reply;
       const text = r.isBase64Encoded ? Buffer.from(r.body, 'base64').toString() : r.body;
       return { status: r.statusCode, text, json: () => JSON.parse(text) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -133,6 +144,19 @@ export function describeBundles(out: () => string): void {
       const paths = Object.keys((await http('sys', 'GET', '/v1/sys/openapi', { headers: withRoot })).json().paths as object);
       expect(paths.filter((p) => p.startsWith('/pki/issue/'))).toHaveLength(1);
       expect(lambda.calls.filter((c) => c.functionName === 'latchkey-dev-pki').map((c) => c.event)).toContainEqual({ latchkey: 'openapi' });
+    });
+
+    it('writes valid EMF from each packaged function: one cold start per instance, every request counted, no token in a line', () => {
+      const docs = emfLines(stdout).map((e) => e.doc as Record<string, unknown>);
+      expectValidEmf(docs);
+      const of = (fn: string, metric: string) =>
+        docs.filter((d) => d.function === fn && metric in d).reduce((n, d) => n + (d[metric] as number), 0);
+      for (const fn of ['sys', 'pki', 'catalog']) {
+        expect(of(fn, 'ColdStart'), `${fn}: cold starts`).toBe(1);
+        expect(of(fn, 'Requests'), `${fn}: requests`).toBe(requests.get(fn) ?? 0);
+      }
+      expect(of('pki', 'CertificatesIssued')).toBeGreaterThanOrEqual(2);
+      for (const line of emfLines(stdout).map((e) => e.line)) expect(line).not.toMatch(/hvs\.|lk\.|-----BEGIN|www\.example\.com/);
     });
   });
 }
