@@ -114,7 +114,7 @@ function callLine(c: TracedCall, first: boolean): string {
 const MODE_TEXT: Record<Mode, string> = { off: 'auth cache off', on: 'auth cache on', cold: 'new instance (first request)' };
 
 function modeTrace(r: RequestFigures, f: ModeFigures): string[] {
-  const head = `${r.request} [${r.fn}], ${MODE_TEXT[f.mode]}, run ${f.run}: ${f.roundTrips} sequential round trips (median over all ${f.medianRoundTrips}), ${f.trace.length} calls, median ${f.medianMs} ms; this shape in ${f.shapes[0]!.count}/${f.n} requests`;
+  const head = `${r.request} [${r.fn}], ${MODE_TEXT[f.mode]}, run ${f.run}: ${f.roundTrips} sequential round trip${f.roundTrips === 1 ? '' : 's'} (median over all ${f.medianRoundTrips}), ${f.trace.length} calls, median ${f.medianMs} ms; this shape in ${f.shapes[0]!.count}/${f.n} requests`;
   const others = f.shapes.slice(1).map((s) => `    other shape, ${s.count}/${f.n}: ${s.shape}`);
   const calls = f.trace.map((c, i) => callLine(c, i === 0 || f.trace[i - 1]!.step !== c.step));
   return [head, ...calls, ...others];
