@@ -1,7 +1,8 @@
 /**
  * The embedded store beyond the shared contract (test/store/store-contract.test.ts): one
  * process per directory, data kept across a reopen, concurrent writes committed together
- * without losing their conditions, and the integrity check.
+ * without losing their conditions, the integrity check, and transactions whole or absent across
+ * kill -9.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
