@@ -1,16 +1,15 @@
 /**
- * A DynamoDB-compatible store with a fixed delay per call: dynalite behind a small HTTP proxy
+ * A DynamoDB-compatible store with a fixed delay per call: the embedded dynalite
+ * (lib/store/embedded.ts, with the operations Latchkey adds to it) behind a small HTTP proxy
  * that holds every JSON call (X-Amz-Target) for `delayMs` before forwarding it, and records
  * each call's operation, the keys it names, and when it arrived and when its answer was sent
  * (performance.timeOrigin + now, comparable with the same clock in other processes on this
  * machine). The delay stands in for DynamoDB's network round trip, so that calls made one after
  * another and calls made together differ in time as they do on Lambda.
  */
-import { createRequire } from 'node:module';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-const dynalite = createRequire(import.meta.url)('dynalite') as (o: Record<string, number>) => Server;
+import { startEmbeddedDynamo } from '../lib/store/embedded';
 
 export interface StoreCall {
   /** The operation: X-Amz-Target without its `DynamoDB_20120810.` prefix. */
@@ -104,7 +103,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * written, so a call's end is never later than the moment its caller can see the answer (a call
  * sent after this one's answer always starts after this one's end).
  */
-function forward(target: AddressInfo, req: IncomingMessage, body: Buffer, res: ServerResponse, done: (status: number) => void) {
+function forward(target: { port: number }, req: IncomingMessage, body: Buffer, res: ServerResponse, done: (status: number) => void) {
   const out = request({ host: '127.0.0.1', port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
     void readBody(answer).then((payload) => {
       const status = answer.statusCode ?? 500;
@@ -117,9 +116,8 @@ function forward(target: AddressInfo, req: IncomingMessage, body: Buffer, res: S
 }
 
 export async function startStoreProxy(delayMs: number): Promise<StoreProxy> {
-  const store = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
-  const target = store.address() as AddressInfo;
+  const store = await startEmbeddedDynamo();
+  const target = { port: Number(new URL(store.endpoint).port) };
   let calls: StoreCall[] = [];
   let inFlight = 0;
   const proxy = createServer((req, res) => {
@@ -152,6 +150,6 @@ export async function startStoreProxy(delayMs: number): Promise<StoreProxy> {
       calls = [];
       return out;
     },
-    close: async () => (await close(proxy), await close(store)),
+    close: async () => (await close(proxy), await store.close()),
   };
 }
