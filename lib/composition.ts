@@ -47,7 +47,8 @@ export function createDeps(parts: DepsParts): Deps {
   const store = measured ? timedStore(parts.store) : parts.store;
   const sys = store.partition('sys');
   const sealer = new Sealer(parts.wrapper);
-  const tokens = new Tokens(sys, sealer, now);
+  // The token check reads the sys items it needs together (one BatchGetItem deployed).
+  const tokens = new Tokens(sys, sealer, now, (keys) => store.getMany(keys.map((key) => ({ partition: 'sys', key }))));
   const policies = new Policies(sys);
   const revokers = new RevokerRegistry();
   const leases = new Leases(sys, revokers, now);

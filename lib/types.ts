@@ -39,6 +39,11 @@ export interface Principal {
    * backend answers lookup-self from it on a token's last use, when the token is gone already.
    */
   snapshot?: Readonly<Record<string, unknown>>;
+  /**
+   * The token's record as it authorised this request, its uses counted (absent on its last use:
+   * see `snapshot`): the sys backend reads the caller's own token from it, not from the store again.
+   */
+  record?: Readonly<Record<string, unknown>>;
 }
 
 /** Who logged in, through which auth mount: the reference's entity alias. */

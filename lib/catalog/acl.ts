@@ -34,11 +34,13 @@ export async function resolveAccess(
   const token = sent || settings.defaultToken;
   const fallback = settings.defaultPolicy === 'allow';
   if (!token) return byRules(undefined, fallback, false);
-  const found = await parts.tokens.lookup(token);
+  const root = (policies: string[]) => policies.includes('root');
+  // The token, then its accessor items and policies together (lib/sys/tokens.ts lookup).
+  const found = await parts.tokens.lookup(token, (r) => (root(r.policies) ? [] : parts.policies.prefetchKeys(r.policies)));
   if (!found) throw new Forbidden('ACL not found');
   checkBoundCidrs(found.record, remoteAddress);
-  if (found.record.policies.includes('root')) return { tokenValid: true, can: () => true };
-  const rules = await parts.policies.rules(found.record.policies);
+  if (root(found.record.policies)) return { tokenValid: true, can: () => true };
+  const rules = await parts.policies.rules(found.record.policies, found.read);
   if (!(await parts.tokens.use(found.record, found.version))) throw new Forbidden('ACL not found');
   return byRules(rules, fallback, true);
 }

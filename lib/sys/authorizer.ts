@@ -2,7 +2,7 @@
 import { Forbidden } from '../domain-errors';
 import type { Policies } from './policies';
 import { allows } from './acl';
-import type { Tokens } from './tokens';
+import type { TokenRecord, Tokens } from './tokens';
 import type { AccessRequest, Authorizer, Principal } from '../types';
 import { checkBoundCidrs, principalOf } from './token-principal';
 
@@ -14,12 +14,14 @@ export class TokenAuthorizer implements Authorizer {
 
   async authorize(req: AccessRequest): Promise<Principal> {
     if (!req.token) throw new Forbidden('permission denied: missing client token');
-    const found = await this.tokens.lookup(req.token);
+    const root = (r: TokenRecord) => r.policies.includes('root');
+    // The token, then its accessor items and its policies together: two round trips at most.
+    const found = await this.tokens.lookup(req.token, (r) => (root(r) ? [] : this.policies.prefetchKeys(r.policies)));
     if (!found) throw new Forbidden('permission denied: invalid or expired token');
     const { record } = found;
     checkBoundCidrs(record, req.remoteAddress);
-    if (!record.policies.includes('root')) {
-      const acl = await this.policies.rules(record.policies);
+    if (!root(record)) {
+      const acl = await this.policies.rules(record.policies, found.read);
       const perms = acl.permissions(req.path, req.op === 'list');
       if (!allows(perms, req.op, req.sudo, req.params)) throw new Forbidden();
       if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new Forbidden();
@@ -28,6 +30,7 @@ export class TokenAuthorizer implements Authorizer {
     if (!(await this.tokens.use(record, found.version))) throw new Forbidden('permission denied: invalid or expired token');
     const principal = principalOf(record);
     if (record.num_uses === 1) principal.snapshot = { ...record, num_uses: 0 };
+    else principal.record = record.num_uses ? { ...record, num_uses: record.num_uses - 1 } : record;
     return principal;
   }
 }

@@ -1,9 +1,10 @@
 /** The policy store: named documents in the sys partition, plus the built-in root and default. */
 import { InvalidInput } from '../domain-errors';
-import type { Partition } from '../store/store';
+import type { Partition, StoredItem } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { mergeRules, type Acl } from './acl';
 import { parsePolicy, type PolicyDocument } from './policy-rules';
+import type { PrefetchedItems } from './token-tree';
 
 /** The built-in default policy, as text (read back as written) and parsed once. */
 export const DEFAULT_POLICY_DOCUMENT = {
@@ -66,14 +67,22 @@ export class Policies {
     return [...new Set(names)].sort().concat('root');
   }
 
-  /** The document text, or undefined. */
-  async read(name: string): Promise<string | undefined> {
+  /** The document text, or undefined; from `read` when it holds the policy's item (read ahead with others). */
+  async read(name: string, read?: PrefetchedItems): Promise<string | undefined> {
     const n = name.toLowerCase();
     if (n === 'root') return '';
     if (n === RESPONSE_WRAPPING_POLICY) return RESPONSE_WRAPPING_TEXT;
-    const stored = await this.part.get<StoredPolicy>(`policy/${n}`);
+    const key = `policy/${n}`;
+    const stored = read?.has(key) ? (read.get(key) as StoredItem<StoredPolicy> | undefined) : await this.part.get<StoredPolicy>(key);
     if (stored) return stored.value.policy;
     return n === 'default' ? DEFAULT_POLICY_TEXT : undefined;
+  }
+
+  /** The items `rules(names)` would read from the store now (documents not cached), to read ahead with others. */
+  prefetchKeys(names: readonly string[]): string[] {
+    return names
+      .filter((n) => n !== 'root' && n.toLowerCase() !== RESPONSE_WRAPPING_POLICY && this.cache.get(n) === undefined)
+      .map((n) => `policy/${n.toLowerCase()}`);
   }
 
   async write(name: string, document: unknown): Promise<void> {
@@ -101,9 +110,9 @@ export class Policies {
   }
 
   /** The merged rules of the named policies (unknown names grant nothing). */
-  async rules(names: string[]): Promise<Acl> {
+  async rules(names: string[], read?: PrefetchedItems): Promise<Acl> {
     const wanted = names.filter((n) => n !== 'root');
-    const docs = await Promise.all(wanted.map((n) => this.document(n)));
+    const docs = await Promise.all(wanted.map((n) => this.document(n, read)));
     // The merged rules are rebuilt only when one of the documents is (same objects: same rules),
     // so a request costs no merge while its token's policies are cached.
     const key = wanted.join('\n');
@@ -114,10 +123,10 @@ export class Policies {
     return acl;
   }
 
-  private async document(name: string): Promise<PolicyDocument | null> {
+  private async document(name: string, read?: PrefetchedItems): Promise<PolicyDocument | null> {
     const hit = this.cache.get(name);
     if (hit !== undefined) return hit;
-    const text = await this.read(name);
+    const text = await this.read(name, read);
     const doc = text === undefined ? null : parsePolicy(text);
     this.cache.set(name, doc);
     return doc;

@@ -34,6 +34,8 @@ export interface Caller {
   sudo: boolean;
   /** The caller's CIDR blocks: every token it makes is bound to them (a child may narrow them, never widen). */
   boundCidrs: readonly string[];
+  /** What a child of the caller records as its ancestors (undefined: not known, an older record). */
+  childAncestors?: string[] | undefined;
 }
 
 export interface CreateContext {
@@ -136,6 +138,7 @@ export function planToken(r: CreateRequest, caller: Caller, ctx: CreateContext):
     period,
     role: role?.name ?? '',
     ...(caller.boundCidrs.length ? { bound_cidrs: [...caller.boundCidrs] } : {}),
+    ...(parent && caller.childAncestors ? { ancestors: caller.childAncestors } : {}),
   };
   return { input, warnings };
 }

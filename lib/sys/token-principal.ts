@@ -41,3 +41,18 @@ export function unmapped(ip: string): string {
 function isStringMap(v: unknown): v is Record<string, string> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }
+
+/**
+ * The caller's token record as it authorised this request (its uses counted), without reading
+ * it again; read afresh only where the request's principal does not carry it. Undefined when
+ * the token is no longer live (its last use authorised this very request).
+ */
+export async function authorizedRecord(req: {
+  principal?: Principal | undefined;
+  token?: string | undefined;
+  deps: { tokens: { lookup(token: string): Promise<{ record: TokenRecord } | undefined> } };
+}): Promise<TokenRecord | undefined> {
+  const held = req.principal?.record as TokenRecord | undefined;
+  if (held && typeof held.accessor === 'string' && held.accessor === req.principal?.accessor) return held;
+  return (await req.deps.tokens.lookup(req.token ?? ''))?.record;
+}

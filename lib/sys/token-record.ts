@@ -37,6 +37,11 @@ export interface CreateTokenInput {
   role?: string;
   /** Where the token may be used from (CIDR blocks); empty or absent: anywhere. */
   bound_cidrs?: string[];
+  /**
+   * The accessors above the token, parent first, when all are known (the parent's record has
+   * them, or there is no parent): its liveness check reads them ahead in one batch.
+   */
+  ancestors?: string[];
   /** The login identity (auth methods): the alias name and mount accessor templates read. */
   alias?: { mount_accessor: string; mount_type: string; name: string; metadata: Record<string, string> };
   /**
@@ -66,6 +71,7 @@ export function newTokenRecord(input: CreateTokenInput, made: { id: string; acce
     period: input.period ?? 0,
     role: input.role ?? '',
     ...(input.bound_cidrs?.length ? { bound_cidrs: input.bound_cidrs } : {}),
+    ...(input.ancestors && input.parent ? { ancestors: input.ancestors.slice(0, 64) } : {}),
     ...(input.alias
       ? {
           alias_mount_accessor: input.alias.mount_accessor,
@@ -75,4 +81,11 @@ export function newTokenRecord(input: CreateTokenInput, made: { id: string; acce
         }
       : {}),
   };
+}
+
+/** What a child of `record` records as its ancestors: the record's accessor and its own ancestors, when they are known. */
+export function ancestorsOfChild(record: Pick<TokenRecord, 'accessor' | 'parent'> & { ancestors?: unknown }): string[] | undefined {
+  if (!record.parent) return [record.accessor];
+  if (!Array.isArray(record.ancestors)) return undefined;
+  return [record.accessor, ...record.ancestors.filter((a): a is string => typeof a === 'string')];
 }

@@ -8,11 +8,11 @@ import { metrics } from '../metrics/catalog';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ExistsError, Forbidden, InvalidInput } from '../domain-errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
-import { mutate, type Partition } from '../store/store';
+import { mutate, type Partition, type StoredItem } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { calculateTtl } from './token-ttl';
 import { newTokenRecord, type CreateTokenInput, type TokenRecord } from './token-record';
-import { expirySort, TOKEN_EXPIRY_INDEX, TokenTree, type AccessorItem, type RevokeMode } from './token-tree';
+import { expirySort, TOKEN_EXPIRY_INDEX, TokenTree, type AccessorItem, type PrefetchedItems, type RevokeMode } from './token-tree';
 
 export type { CreateTokenInput, TokenRecord } from './token-record';
 export { expirySort, TOKEN_EXPIRY_INDEX } from './token-tree';
@@ -30,6 +30,16 @@ export interface RenewLimits {
 const HMAC_KEY = 'config/token-hmac-key';
 const TOKEN_PREFIX = 'lk.';
 const pathKey = (path: string, accessor: string) => `bypath/${path.replace(/\/*$/, '/')}${accessor}`;
+/**
+ * The accessors above a token as its record names them: `ancestors` (parent first) on records
+ * made since it was kept, else the parent alone. A hint for reading ahead only: liveness follows
+ * each accessor item's own parent.
+ */
+function ancestorsHint(record: TokenRecord): string[] {
+  if (Array.isArray(record.ancestors)) return record.ancestors.filter((a): a is string => typeof a === 'string').slice(0, 64);
+  return record.parent ? [record.parent] : [];
+}
+
 /** How long an interactive revocation works before leaving the rest to the sweeper. */
 const REVOKE_BUDGET_MS = 20_000;
 
@@ -45,10 +55,16 @@ export class Tokens {
   private readonly cache = new TtlCache<string, { value: TokenRecord; version: number }>(authCacheMs());
   readonly tree: TokenTree;
 
+  /**
+   * @param readMany reads items of this partition together (one BatchGetItem deployed); by default
+   *   one get each, all at once.
+   */
   constructor(
     private readonly part: Partition,
     private readonly sealer: Sealer,
     private readonly now: () => number,
+    private readonly readMany: (keys: string[]) => Promise<(StoredItem | undefined)[]> = (keys) =>
+      Promise.all(keys.map((k) => part.get(k))),
   ) {
     this.tree = new TokenTree(part, now);
   }
@@ -111,11 +127,23 @@ export class Tokens {
     await this.part.put(`token/${id}`, record, { ifAbsent: true });
   }
 
-  /** The live record for a token, or undefined (unknown, malformed, expired, used up, revoked with an ancestor). */
-  async lookup(token: string): Promise<{ record: TokenRecord; version: number } | undefined> {
+  /**
+   * The live record for a token, or undefined (unknown, malformed, expired, used up, revoked
+   * with an ancestor). Two round trips at most when nothing is cached: the token's record, then
+   * together its accessor item, its ancestors' (as its record names them) and the items
+   * `alsoRead` names for it (its policies, for a check), returned as `read`.
+   */
+  async lookup(
+    token: string,
+    alsoRead: (record: TokenRecord) => string[] = () => [],
+  ): Promise<{ record: TokenRecord; version: number; read: PrefetchedItems } | undefined> {
     const found = await this.recordOf(token);
-    if (!found || !(await this.tree.live(found.record.accessor))) return undefined;
-    return found;
+    if (!found) return undefined;
+    const keys = [...new Set([...this.tree.prefetchKeys(found.record.accessor, ancestorsHint(found.record)), ...alsoRead(found.record)])];
+    const items = keys.length ? await this.readMany(keys) : [];
+    const read = new Map(keys.map((k, i) => [k, items[i]]));
+    if (!(await this.tree.live(found.record.accessor, false, read))) return undefined;
+    return { ...found, read };
   }
 
   /** The stored record for a token whether or not it is still live (to resume its revocation). */

@@ -14,6 +14,7 @@ import { createTestStore } from '../helpers/store';
 
 let sys: Partition;
 let tokens: Tokens;
+const sealer = new Sealer(new LocalKeyWrapper(randomBytes(32)));
 
 const input = (policies: string[]): CreateTokenInput => ({
   policies,
@@ -42,7 +43,7 @@ async function keys(): Promise<string[]> {
 beforeAll(async () => {
   const { store } = await createTestStore();
   sys = store.partition('sys');
-  tokens = new Tokens(sys, new Sealer(new LocalKeyWrapper(randomBytes(32))), Date.now);
+  tokens = new Tokens(sys, sealer, Date.now);
   await tokens.ensureKey();
 });
 
@@ -77,5 +78,49 @@ describe('Tokens.create and root', () => {
       expect(record.policies).toEqual(['default', 'dev', 'rooted']);
       expect((await tokens.lookup(token))?.record.policies).toEqual(['default', 'dev', 'rooted']);
     }
+  });
+});
+
+describe('the token check reads ahead (issue 30)', () => {
+  /** A Tokens whose reads together are counted: one getMany per lookup when nothing is cached. */
+  function counted() {
+    const batches: string[][] = [];
+    const t = new Tokens(sys, sealer, Date.now, (ks) => {
+      batches.push(ks);
+      return Promise.all(ks.map((k) => sys.get(k)));
+    });
+    return { t, batches };
+  }
+
+  it('reads the accessor items of a token and its ancestors, and what the caller asks, in one batch', async () => {
+    process.env.AUTH_CACHE_MS = '0';
+    try {
+      const { t, batches } = counted();
+      await t.ensureKey();
+      const a = await t.create(input(['default']));
+      const b = await t.create({ ...input(['default']), parent: a.record.accessor, ancestors: [a.record.accessor] });
+      const c = await t.create({ ...input(['default']), parent: b.record.accessor, ancestors: [b.record.accessor, a.record.accessor] });
+      expect(c.record.ancestors).toEqual([b.record.accessor, a.record.accessor]);
+      const found = await t.lookup(c.token, () => ['policy/default']);
+      expect(found?.record.accessor).toBe(c.record.accessor);
+      expect(batches).toEqual([
+        [`accessor/${c.record.accessor}`, `accessor/${b.record.accessor}`, `accessor/${a.record.accessor}`, 'policy/default'],
+      ]);
+      // Revoking an ancestor kills the grandchild, read ahead or not.
+      await t.revoke(a.record);
+      expect(await t.lookup(c.token)).toBeUndefined();
+    } finally {
+      delete process.env.AUTH_CACHE_MS;
+    }
+  });
+
+  it('follows the accessor items, not the record: an orphaned child stays live though its record names the revoked parent', async () => {
+    const { t } = counted();
+    await t.ensureKey();
+    const a = await t.create(input(['default']));
+    const b = await t.create({ ...input(['default']), parent: a.record.accessor, ancestors: [a.record.accessor] });
+    await t.revoke(a.record, { orphanChildren: true });
+    expect(await t.lookup(a.token)).toBeUndefined();
+    expect((await t.lookup(b.token))?.record.accessor).toBe(b.record.accessor);
   });
 });

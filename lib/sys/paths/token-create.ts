@@ -4,7 +4,8 @@ import { BadRequest, PermissionDenied } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath, type Req, type Result } from '../../http/path';
 import { planToken, type Caller } from '../token-create';
-import { boundCidrsOf } from '../token-principal';
+import { authorizedRecord, boundCidrsOf } from '../token-principal';
+import { ancestorsOfChild } from '../token-record';
 import { TokenRoles, type TokenRole } from '../token-roles';
 import { authBlock } from './token-shapes';
 
@@ -36,15 +37,16 @@ const createFields = {
 
 async function callerOf(req: Req): Promise<Caller> {
   const principal = req.principal!;
-  const found = await req.deps.tokens.lookup(req.token ?? '');
+  const record = await authorizedRecord(req);
   // A token whose last use authorised this very request is gone already.
-  if (!found) throw new PermissionDenied('permission denied: invalid or expired token');
+  if (!record) throw new PermissionDenied('permission denied: invalid or expired token');
   return {
     accessor: principal.accessor,
     policies: principal.policies,
-    expireTime: found.record.expire_time,
-    numUses: found.record.num_uses,
-    boundCidrs: boundCidrsOf(found.record),
+    expireTime: record.expire_time,
+    numUses: record.num_uses,
+    boundCidrs: boundCidrsOf(record),
+    childAncestors: ancestorsOfChild(record),
     sudo: await hasSudo(req.deps, principal.policies, `auth/token/${req.path.replace(/\/+$/, '')}`),
   };
 }

@@ -7,14 +7,15 @@ import type { RenewLimits, TokenRecord } from '../tokens';
 import { createPaths, hasSudo, tokenRoles } from './token-create';
 import { rolePaths } from './token-roles';
 import { authBlock, tokenData } from './token-shapes';
+import { authorizedRecord } from '../token-principal';
 
 /** The shape of every token Latchkey issues; anything else was never a token here. */
 const WELL_FORMED = /^lk\.[A-Za-z0-9_-]{43}$/;
 
 async function self(req: Req): Promise<{ record: TokenRecord; token: string }> {
   const token = req.token ?? '';
-  const found = await req.deps.tokens.lookup(token);
-  if (found) return { record: found.record, token };
+  const record = await authorizedRecord(req);
+  if (record) return { record, token };
   // A token whose last use authorised this very request is gone already: answer from what it was.
   const was = req.principal?.snapshot as TokenRecord | undefined;
   if (!was || was.accessor !== req.principal?.accessor) throw new PermissionDenied('permission denied: invalid or expired token');
@@ -133,8 +134,8 @@ const otherPaths = [
     help: "Revoke the caller's token and its children.",
     operations: {
       write: async (req) => {
-        const found = await req.deps.tokens.lookup(req.token ?? '');
-        if (found) await req.deps.tokens.revoke(found.record);
+        const record = await authorizedRecord(req);
+        if (record) await req.deps.tokens.revoke(record);
       },
     },
   }),

@@ -168,3 +168,26 @@ describe('tokens', () => {
     expect(raw).not.toContain(svc.root.slice(3));
   });
 });
+
+describe('ancestors on token records (the check reads them ahead, issue 30)', () => {
+  it('a child made through auth/token/create records its chain, an orphan none; revoking the grandparent kills the grandchild', async () => {
+    const policy = { policy: 'path "auth/token/create" { capabilities = ["update"] }' };
+    expect((await call(svc.app, 'PUT', '/v1/sys/policies/acl/creator', { token: svc.root, body: policy })).status).toBe(204);
+    const mk = async (token: string, body: Record<string, unknown> = {}, path = 'create') => {
+      const r = await call(svc.app, 'POST', `/v1/auth/token/${path}`, { token, body: { policies: ['creator'], ttl: '1h', ...body } });
+      expect(r.status, r.text).toBe(200);
+      return r.json!.auth as { client_token: string; accessor: string };
+    };
+    const a = await mk(svc.root);
+    const b = await mk(a.client_token);
+    const c = await mk(b.client_token);
+    const orphan = await mk(svc.root, {}, 'create-orphan');
+    const rec = async (accessor: string) => (await svc.deps.tokens.byAccessor(accessor))!;
+    const rootAccessor = (await svc.deps.tokens.lookup(svc.root))!.record.accessor;
+    expect((await rec(c.accessor)).ancestors).toEqual([b.accessor, a.accessor, rootAccessor]);
+    expect((await rec(orphan.accessor)).ancestors).toBeUndefined();
+    expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: c.client_token })).status).toBe(200);
+    expect((await call(svc.app, 'POST', '/v1/auth/token/revoke', { token: svc.root, body: { token: a.client_token } })).status).toBe(204);
+    expect((await call(svc.app, 'GET', '/v1/auth/token/lookup-self', { token: c.client_token })).status).toBe(403);
+  });
+});
