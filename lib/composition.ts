@@ -51,7 +51,7 @@ export function createDeps(parts: DepsParts): Deps {
   const tokens = new Tokens(sys, sealer, now, (keys) => store.getMany(keys.map((key) => ({ partition: 'sys', key }))));
   const policies = new Policies(sys);
   const revokers = new RevokerRegistry();
-  const leases = new Leases(sys, revokers, now);
+  const leases = new Leases(sys, revokers, now, (writes) => store.transact(writes));
   // A token's revocation revokes the leases it owns; a lease made for a revoked token is undone.
   tokens.tree.useLeaseRevoker((accessor, deadline) => leases.revokeOwned(accessor, deadline));
   leases.ownerLive = (accessor) => tokens.accessorLive(accessor);

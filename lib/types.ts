@@ -44,6 +44,11 @@ export interface Principal {
    * see `snapshot`): the sys backend reads the caller's own token from it, not from the store again.
    */
   record?: Readonly<Record<string, unknown>>;
+  /**
+   * The token's accessor items (its own, then its ancestors') with the versions that found it
+   * live: a lease it owns is written on condition they are unchanged (lib/sys/leases.ts).
+   */
+  liveAs?: readonly { key: string; version: number }[];
 }
 
 /** Who logged in, through which auth mount: the reference's entity alias. */

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ExistsError } from '../domain-errors';
-import type { IndexEntry, Partition } from '../store/store';
+import type { IndexEntry, Partition, TransactWrite } from '../store/store';
 
 export const EXPIRY_INDEX = 'ssh-cert-expiry';
 const CERT = 'cert/';
@@ -53,11 +53,24 @@ const expiry = (validBefore: number, key: string): IndexEntry => ({
 export class CertRecords {
   constructor(readonly part: Partition) {}
 
-  /** Records a signed certificate and its key id link. */
+  /**
+   * The writes that record a signed certificate and its key id link, to be made together (with
+   * the certificate's lease: lib/sys/leases.ts). New items (a random serial), so each is
+   * `ifAbsent`: a transaction needs no read first.
+   */
+  /** Records a signed certificate alone (its link first), without a lease. */
   async add(c: CertRecord): Promise<void> {
+    for (const w of this.addWrites(c)) {
+      if ('value' in w) await this.part.put(w.key, w.value, { ifAbsent: true, ...(w.index ? { index: w.index } : {}) });
+    }
+  }
+
+  addWrites(c: CertRecord): TransactWrite[] {
     const link = `${KEY_ID}${keyIdHash(c.keyId)}/${c.serial}`;
-    await this.part.put(link, { serial: c.serial }, { index: expiry(c.validBefore, link) });
-    await this.part.put(CERT + c.serial, c, { index: expiry(c.validBefore, CERT + c.serial) });
+    return [
+      { partition: this.part.name, key: link, value: { serial: c.serial }, ifAbsent: true, index: expiry(c.validBefore, link) },
+      { partition: this.part.name, key: CERT + c.serial, value: c, ifAbsent: true, index: expiry(c.validBefore, CERT + c.serial) },
+    ];
   }
 
   async get(serial: string): Promise<CertRecord | undefined> {

@@ -34,8 +34,12 @@ export async function resolveIssuer(store: IssuerStore, ref: string): Promise<Is
   return claimed?.name === r ? claimed : undefined;
 }
 
-/** The key a role signs with: its issuer_ref resolved now. */
-export async function signingIssuer(ssh: SshStore, ref: string): Promise<LoadedIssuer> {
+/** The key a role signs with: its issuer_ref resolved, kept briefly (sign-cache.ts). */
+export function signingIssuer(ssh: SshStore, ref: string): Promise<LoadedIssuer> {
+  return ssh.cached(`signing/${normalRef(ref)}`, () => resolveSigningIssuer(ssh, ref));
+}
+
+async function resolveSigningIssuer(ssh: SshStore, ref: string): Promise<LoadedIssuer> {
   const store = await ssh.issuers();
   const issuer = await resolveIssuer(store, ref);
   if (issuer) return store.signer(issuer);

@@ -13,6 +13,7 @@ import { issuerIdOf, type LoadedIssuer } from './issuer-store';
 import { encodeKrl, type KrlCaSection } from './krl';
 import type { Signed } from './sign';
 import type { SshStore } from './ssh-store';
+import type { TransactWrite } from '../store/store';
 
 /** At most this many certificates are revoked by one key_id request. */
 export const MAX_KEY_ID_REVOCATIONS = 1000;
@@ -44,10 +45,10 @@ export function parseSerialNumber(text: string): bigint {
   return n;
 }
 
-/** Records a signed certificate (sign and issue, unless the role says no_store). */
-export async function recordSigned(records: CertRecords, signed: Signed, ca: LoadedIssuer): Promise<void> {
+/** The writes that record a signed certificate (sign and issue, unless the role says no_store), made with its lease. */
+export function signedRecordWrites(records: CertRecords, signed: Signed, ca: LoadedIssuer): TransactWrite[] {
   const c = signed.cert;
-  await records.add({
+  return records.addWrites({
     serial: serialHex(c.serial),
     keyId: c.keyId,
     principals: c.principals,

@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { ExistsError } from '../domain-errors';
 import type { SealedValue } from '../keys/sealed';
 import { mutate, type Partition } from '../store/store';
+import { cachedOnMount, forgetMount, forgettingWrites } from './sign-cache';
 import { migrateIssuers } from './issuer-migration';
 import { IssuerStore } from './issuer-store';
 import type { Role } from './role';
@@ -23,10 +24,24 @@ const MIGRATION_CHECK_MS = 2000;
 /** Records are types (not interfaces) of JSON values, so they are stored without conversion. */
 export class SshStore {
   /** `part`: the mount's partition (`req.part` in a request, `mountPartition` outside one). */
+  readonly part: Partition;
+
   constructor(
     private readonly deps: Pick<Deps, 'store' | 'sealer' | 'now'>,
-    readonly part: Partition,
-  ) {}
+    part: Partition,
+  ) {
+    this.part = forgettingWrites(part, () => forgetMount(deps.store, part.name));
+  }
+
+  /** What signing reads, kept briefly (sign-cache.ts); this store's writes forget it. */
+  cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return cachedOnMount(this.deps.store, this.part.name, key, load);
+  }
+
+  /** A role as signing reads it: kept briefly (sign-cache.ts). */
+  cachedRole(name: string): Promise<Role | undefined> {
+    return this.cached(`role/${name}`, () => this.getRole(name));
+  }
 
   /** The mount's issuers, its storage migrated to the current version first (issuer-migration.ts). */
   async issuers(): Promise<IssuerStore> {

@@ -29,6 +29,7 @@ export class TokenAuthorizer implements Authorizer {
     // Concurrent requests may have taken the last uses first.
     if (!(await this.tokens.use(record, found.version))) throw new Forbidden('permission denied: invalid or expired token');
     const principal = principalOf(record);
+    principal.liveAs = found.chain;
     if (record.num_uses === 1) principal.snapshot = { ...record, num_uses: 0 };
     else principal.record = record.num_uses ? { ...record, num_uses: record.num_uses - 1 } : record;
     return principal;

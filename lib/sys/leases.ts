@@ -8,9 +8,10 @@
  * so revoking the token finds every lease it has, even after a crash.
  */
 import { randomBytes } from 'node:crypto';
-import { Forbidden, InvalidInput, UpstreamError } from '../domain-errors';
+import { ConflictError, Forbidden, InvalidInput, UpstreamError } from '../domain-errors';
 import { metrics } from '../metrics/catalog';
-import type { Json, Partition } from '../store/store';
+import type { Json, Partition, TransactWrite } from '../store/store';
+import type { LiveItem } from './token-tree';
 import { expirySort } from './token-tree';
 
 export interface LeaseRecord {
@@ -67,6 +68,10 @@ export interface NewLease {
   revoke: Json;
   /** The accessor of the calling token (req.principal.accessor); '' when there is none. */
   owner: string;
+  /** The owner's accessor items as its check found them live (req.principal.liveAs): the lease is written on condition they are unchanged. */
+  ownerLiveAs?: readonly LiveItem[] | undefined;
+  /** The secret's own records, written with the lease, all or none (an SSH certificate's record). */
+  records?: readonly TransactWrite[] | undefined;
 }
 
 export const LEASE_EXPIRY_INDEX = 'lease-expiry';
@@ -95,10 +100,12 @@ export class Leases {
   /** Whether a lease's owner token is still live (read past caches); set by the composition root. */
   ownerLive?: (accessor: string) => Promise<boolean>;
 
+  /** `transact`: the store's all-or-nothing write across partitions (absent: ordered writes only). */
   constructor(
     private readonly part: Partition,
     private readonly revokers: RevokerRegistry,
     private readonly now: () => number,
+    private readonly transact?: (writes: readonly TransactWrite[]) => Promise<number[]>,
   ) {}
 
   private seconds(): number {
@@ -124,15 +131,48 @@ export class Leases {
       next_attempt: now + ttl,
       last_error: '',
     };
-    await this.write(record);
-    metrics.leases.created.inc({ engine: record.engine });
-    // The owner may have been revoked after the request was authorised and before its revocation
-    // could see this lease: undo it now rather than leave a lease nobody owns.
-    if (n.owner && this.ownerLive && !(await this.ownerLive(n.owner))) {
-      await this.revoke(id).catch(() => undefined);
-      throw new Forbidden('permission denied: the token was revoked');
+    if (!(await this.writeIfOwnerUnchanged(record, n))) {
+      if (n.records?.length) await this.writeRecords(n.records);
+      await this.write(record);
+      // The owner may have been revoked after the request was authorised and before its revocation
+      // could see this lease: undo it now rather than leave a lease nobody owns.
+      if (n.owner && this.ownerLive && !(await this.ownerLive(n.owner))) {
+        await this.revoke(id).catch(() => undefined);
+        throw new Forbidden('permission denied: the token was revoked');
+      }
     }
+    metrics.leases.created.inc({ engine: record.engine });
     return record;
+  }
+
+  /**
+   * The secret's records, the owner link and the lease in one transaction, on condition that the
+   * owner's accessor items are as its check found them: a revocation marks the revoked token's
+   * item (an ancestor's, for a tree) before it looks for leases, so either it finds this lease
+   * or this write fails. One round trip. False when it could not be used (no transaction, no
+   * owner's items, or an item changed since: a renewal, or a revocation the slow path refuses).
+   */
+  private async writeIfOwnerUnchanged(record: LeaseRecord, n: NewLease): Promise<boolean> {
+    if (!this.transact || !n.owner || !n.ownerLiveAs?.length || JSON.stringify(record).length > BATCH_RECORD_LIMIT) return false;
+    const id = record.lease_id;
+    try {
+      await this.transact([
+        ...(n.records ?? []),
+        { partition: this.part.name, key: ownerKey(n.owner, id), value: { lease_id: id }, ifAbsent: true },
+        { partition: this.part.name, key: leaseKey(id), value: record, ifAbsent: true, index: this.indexOf(record) },
+        ...n.ownerLiveAs.map((c) => ({ partition: this.part.name, key: c.key, check: { ifVersion: c.version } })),
+      ]);
+      return true;
+    } catch (e) {
+      if (e instanceof ConflictError) return false;
+      throw e;
+    }
+  }
+
+  /** A secret's records on the slow path, together, before its lease (a lease never names records that are not there). */
+  private async writeRecords(records: readonly TransactWrite[]): Promise<void> {
+    if (!this.transact) throw new Error("a secret's records need a store with transactions");
+    await this.transact(records);
   }
 
   /**

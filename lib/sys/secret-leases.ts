@@ -9,8 +9,9 @@
  * cloud engines share).
  */
 import { logError } from '../log';
-import type { Json } from '../store/store';
+import type { Json, TransactWrite } from '../store/store';
 import type { LeaseRecord, Leases } from './leases';
+import type { LiveItem } from './token-tree';
 
 /** Where a request's leases go: the mount, its engine type, the path under it, the owner token. */
 export interface LeasePlace {
@@ -20,6 +21,8 @@ export interface LeasePlace {
   path: string;
   /** The accessor of the calling token; '' when there is none. */
   owner: string;
+  /** The calling token's accessor items as its check found them live (its leases are written on condition they are unchanged). */
+  ownerLiveAs?: readonly LiveItem[] | undefined;
 }
 
 /** A secret's lease terms: what its revocation undoes, and how long it lives. */
@@ -31,6 +34,8 @@ export interface SecretTerms {
   renewable?: boolean;
   /** Another path under the mount than the request's. */
   path?: string;
+  /** The secret's own records, written with its lease in one transaction (new items: ifAbsent, so no read first). */
+  records?: readonly TransactWrite[];
 }
 
 /** How long a provisional lease lets the issuing steps run before the sweeper undoes them. */
@@ -86,6 +91,8 @@ export class SecretLeases {
       renewable: t.renewable ?? false,
       revoke: t.revoke,
       owner,
+      ...(owner ? { ownerLiveAs: this.place.ownerLiveAs } : {}),
+      ...(t.records ? { records: t.records } : {}),
     });
   }
 

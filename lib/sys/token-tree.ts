@@ -28,6 +28,12 @@ export type AccessorItem = { [k: string]: Json } & {
 
 export const TOKEN_EXPIRY_INDEX = 'token-expiry';
 
+/** An item of the sys partition as a check found it: its key and version. */
+export interface LiveItem {
+  key: string;
+  version: number;
+}
+
 /** Items of the sys partition read together ahead of a check, by key (undefined: absent). */
 export type PrefetchedItems = ReadonlyMap<string, StoredItem | undefined>;
 export const expirySort = (seconds: number) => String(seconds).padStart(12, '0');
@@ -37,7 +43,8 @@ const MAX_DEPTH = 64;
 export type OwnedLeaseRevoker = (accessor: string, deadline: number) => Promise<boolean>;
 
 export class TokenTree {
-  private readonly states = new TtlCache<string, AccessorItem | null>(authCacheMs());
+  /** Accessor items with their versions (null: none), briefly, for the liveness walk. */
+  private readonly states = new TtlCache<string, StoredItem<AccessorItem> | null>(authCacheMs());
   private leaseRevoker?: OwnedLeaseRevoker;
 
   constructor(
@@ -53,10 +60,10 @@ export class TokenTree {
    * An accessor item: from `read` (items read just now, together with others: see prefetchKeys)
    * when it holds it, else the cache (unless `fresh`), else the store.
    */
-  private async state(accessor: string, fresh: boolean, read?: PrefetchedItems): Promise<AccessorItem | null> {
+  private async state(accessor: string, fresh: boolean, read?: PrefetchedItems): Promise<StoredItem<AccessorItem> | null> {
     const key = `accessor/${accessor}`;
     if (read?.has(key)) {
-      const item = (read.get(key)?.value as AccessorItem | undefined) ?? null;
+      const item = (read.get(key) as StoredItem<AccessorItem> | undefined) ?? null;
       this.states.set(accessor, item);
       return item;
     }
@@ -64,7 +71,7 @@ export class TokenTree {
       const hit = this.states.get(accessor);
       if (hit !== undefined) return hit;
     }
-    const item = (await this.part.get<AccessorItem>(key))?.value ?? null;
+    const item = (await this.part.get<AccessorItem>(key)) ?? null;
     this.states.set(accessor, item);
     return item;
   }
@@ -84,18 +91,30 @@ export class TokenTree {
    * revoked with its tree, or expired. `fresh` reads past the in-process cache.
    */
   async live(accessor: string, fresh = false, read?: PrefetchedItems): Promise<boolean> {
+    return (await this.liveChain(accessor, fresh, read)) !== undefined;
+  }
+
+  /**
+   * The accessor items (key and version) that found the token live, itself first; undefined when
+   * it is not. A write that must not outlive the token (a lease it owns) is conditioned on them
+   * being unchanged: a revocation marks the revoked token's item first.
+   */
+  async liveChain(accessor: string, fresh = false, read?: PrefetchedItems): Promise<LiveItem[] | undefined> {
+    const chain: LiveItem[] = [];
     let acc = accessor;
     for (let depth = 0; depth < MAX_DEPTH; depth++) {
-      const s = await this.state(acc, fresh, read);
-      if (!s) return false;
+      const stored = await this.state(acc, fresh, read);
+      if (!stored) return undefined;
+      chain.push({ key: `accessor/${acc}`, version: stored.version });
+      const s = stored.value;
       // A token revoked alone takes only itself: its children are being made orphans.
-      if (s.revoking === 'tree' || (depth === 0 && s.revoking)) return false;
-      if (s.expire_time && s.expire_time * 1000 <= this.now()) return false;
+      if (s.revoking === 'tree' || (depth === 0 && s.revoking)) return undefined;
+      if (s.expire_time && s.expire_time * 1000 <= this.now()) return undefined;
       const parent = s.parent ?? (await this.legacyParent(s.id));
-      if (!parent) return true;
+      if (!parent) return chain;
       acc = parent;
     }
-    return false;
+    return undefined;
   }
 
   private async legacyParent(id: string): Promise<string> {
@@ -167,6 +186,6 @@ export class TokenTree {
   /** The mode a due accessor item is to be finished in: its mark, or tree for an expired token. */
   async modeOf(accessor: string): Promise<RevokeMode | undefined> {
     const s = await this.state(accessor, true);
-    return s ? (s.revoking ?? 'tree') : undefined;
+    return s ? (s.value.revoking ?? 'tree') : undefined;
   }
 }

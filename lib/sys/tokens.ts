@@ -12,7 +12,15 @@ import { mutate, type Partition, type StoredItem } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { calculateTtl } from './token-ttl';
 import { newTokenRecord, type CreateTokenInput, type TokenRecord } from './token-record';
-import { expirySort, TOKEN_EXPIRY_INDEX, TokenTree, type AccessorItem, type PrefetchedItems, type RevokeMode } from './token-tree';
+import {
+  expirySort,
+  TOKEN_EXPIRY_INDEX,
+  TokenTree,
+  type AccessorItem,
+  type LiveItem,
+  type PrefetchedItems,
+  type RevokeMode,
+} from './token-tree';
 
 export type { CreateTokenInput, TokenRecord } from './token-record';
 export { expirySort, TOKEN_EXPIRY_INDEX } from './token-tree';
@@ -136,14 +144,15 @@ export class Tokens {
   async lookup(
     token: string,
     alsoRead: (record: TokenRecord) => string[] = () => [],
-  ): Promise<{ record: TokenRecord; version: number; read: PrefetchedItems } | undefined> {
+  ): Promise<{ record: TokenRecord; version: number; read: PrefetchedItems; chain: LiveItem[] } | undefined> {
     const found = await this.recordOf(token);
     if (!found) return undefined;
     const keys = [...new Set([...this.tree.prefetchKeys(found.record.accessor, ancestorsHint(found.record)), ...alsoRead(found.record)])];
     const items = keys.length ? await this.readMany(keys) : [];
     const read = new Map(keys.map((k, i) => [k, items[i]]));
-    if (!(await this.tree.live(found.record.accessor, false, read))) return undefined;
-    return { ...found, read };
+    const chain = await this.tree.liveChain(found.record.accessor, false, read);
+    if (!chain) return undefined;
+    return { ...found, read, chain };
   }
 
   /** The stored record for a token whether or not it is still live (to resume its revocation). */

@@ -35,6 +35,7 @@ describe('the edge', () => {
   /** Caches kept per store object, which describe no path, result or request. */
   const PER_STORE_CACHES = [
     'ssh/ssh-store.ts',
+    'ssh/sign-cache.ts',
     'auth/approle/approle-store.ts',
     'pki/crl.ts',
     'pki/cache.ts',

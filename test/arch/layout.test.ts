@@ -25,6 +25,7 @@ const CROSS_CUTTING: Record<string, string> = {
   tools: 'tools run by hand (the fuzzer)',
   deploy: 'the packaged service: infra/ settings, the admin script, start-up, bundles',
   lambda: 'the functions/ handlers driven with real API Gateway events, and their packaging',
+  bench: "the benchmarks' own logic (bench/_*.ts), checked on synthetic input",
 };
 /** test/e2e/<folder>/ may also be named for the clients it drives rather than an area. */
 const E2E_EXTRA = new Set(['clients']);

@@ -14,6 +14,7 @@ export function secretsOf(call: Call) {
     engine: call.set.mount.type,
     path: call.rel.replace(/\/+$/, ''),
     owner: call.principal?.accessor ?? '',
+    ownerLiveAs: call.principal?.liveAs,
   });
 }
 

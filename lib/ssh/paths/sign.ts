@@ -9,7 +9,7 @@ import { DEFAULT_REF } from '../issuer-ref';
 import type { LoadedIssuer } from '../issuer-store';
 import { signingIssuer } from '../issuers';
 import type { Role } from '../role';
-import { recordSigned, type CertRevoke } from '../revoke';
+import { signedRecordWrites, type CertRevoke } from '../revoke';
 import { signKey, type Signed, type SignContext } from '../sign';
 import { SshStore } from '../ssh-store';
 import { sshRole } from './ssh-role';
@@ -49,17 +49,17 @@ async function signing(req: NamedReq): Promise<Signing> {
 
 /**
  * The answer of both: the certificate, extra data, and the secret the edge leases
- * (non-renewable). The certificate is recorded first (unless the role says no_store), and
+ * (non-renewable). The certificate is recorded with its lease (unless the role says no_store), and
  * revoking the lease revokes it (engine.ts).
  */
-async function answer(req: NamedReq, s: Signing, signed: Signed, extra: Record<string, string> = {}): Promise<Result> {
+function answer(req: NamedReq, s: Signing, signed: Signed, extra: Record<string, string> = {}): Result {
   const stored = !s.role.noStore;
-  if (stored) await recordSigned(new CertRecords(req.part), signed, s.ca);
   metrics.ssh.signed.inc({ mount: mountOf(req.part.name), cert_type: signed.cert.certType });
   const revoke: CertRevoke = stored ? { kind: 'cert', serial: serialHex(signed.cert.serial) } : { kind: 'cert' };
   return {
     data: { serial_number: signed.serialNumber, signed_key: signed.signedKey, ...extra },
-    secret: { revoke, ttl: signed.ttl },
+    // The certificate's record lands with its lease, in one transaction (lib/sys/leases.ts).
+    secret: { revoke, ttl: signed.ttl, ...(stored ? { records: signedRecordWrites(new CertRecords(req.part), signed, s.ca) } : {}) },
   };
 }
 

@@ -5,6 +5,6 @@ import type { Role } from '../role';
 import { SshStore } from '../ssh-store';
 
 export const sshRole: RoleRule<Role> = {
-  load: (req, name) => new SshStore(req.deps, req.part).getRole(name),
+  load: (req, name) => new SshStore(req.deps, req.part).cachedRole(name),
   unknown: (name) => new BadRequest(`unknown role: ${name.slice(0, 128)}`),
 };
