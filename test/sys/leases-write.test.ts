@@ -7,8 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import type { Partition } from '../../lib/store/store';
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LocalKeyWrapper } from '../../lib/keys/local-key';
+import { Sealer } from '../../lib/keys/sealed';
+import type { Partition, TransactWrite } from '../../lib/store/store';
+import { Tokens } from '../../lib/sys/tokens';
 import { LevelStore } from '../../lib/store/level-store';
 import { Leases, RevokerRegistry } from '../../lib/sys/leases';
 import { createTestStore } from '../helpers/store';
@@ -70,4 +74,70 @@ it('on the embedded store: both in one atomic batch', async () => {
   } finally {
     await store.close();
   }
+});
+
+describe('with the owner check as a transaction condition (issue 30)', () => {
+  async function setup() {
+    const { store } = await createTestStore();
+    const sys = store.partition('sys');
+    const sealer = new Sealer(new LocalKeyWrapper(randomBytes(32)));
+    const tokens = new Tokens(sys, sealer, Date.now, (ks) => store.getMany(ks.map((key) => ({ partition: 'sys', key }))));
+    await tokens.ensureKey();
+    const revokers = new RevokerRegistry();
+    revokers.set('ssh', async () => undefined);
+    const calls: string[] = [];
+    const leases = new Leases(recorded(sys, calls), revokers, Date.now, (w) => store.transact(w));
+    leases.ownerLive = (a) => tokens.accessorLive(a);
+    const owner = await tokens.create({
+      policies: ['default'],
+      display_name: 't',
+      meta: {},
+      num_uses: 0,
+      ttl: 3600,
+      explicit_max_ttl: 0,
+      renewable: true,
+      parent: '',
+      path: 'auth/token/create',
+    });
+    const found = (await tokens.lookup(owner.token))!;
+    const terms = (records: TransactWrite[] = []) => ({
+      mount: 'ssh',
+      engine: 'ssh',
+      path: 'sign/r',
+      ttl: 60,
+      maxTtl: 60,
+      renewable: false,
+      revoke: {},
+      owner: owner.record.accessor,
+      ownerLiveAs: found.chain,
+      records,
+    });
+    return { store, sys, tokens, leases, owner, terms, calls };
+  }
+
+  it('writes the records, the owner link and the lease together, in one transaction (no single put)', async () => {
+    const { store, sys, leases, owner, terms, calls } = await setup();
+    const record: TransactWrite = { partition: 'ssh/ssh', key: 'cert/1', value: { a: 1 }, ifAbsent: true };
+    const lease = await leases.create(terms([record]));
+    expect((await store.partition('ssh/ssh').get('cert/1'))?.value).toEqual({ a: 1 });
+    expect(await sys.get(`owner/${owner.record.accessor}/${lease.lease_id}`)).toBeDefined();
+    expect(await sys.get(`lease/${lease.lease_id}`)).toBeDefined();
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses the lease of an owner revoked after its check (its accessor item changed): no lease, no owner link', async () => {
+    const { sys, tokens, leases, owner, terms } = await setup();
+    await tokens.revoke(owner.record);
+    await expect(leases.create(terms())).rejects.toThrow(/the token was revoked/);
+    expect((await sys.listKeys('lease/')).items).toEqual([]);
+    expect((await sys.listKeys(`owner/${owner.record.accessor}/`)).items).toEqual([]);
+  });
+
+  it('still leases for an owner renewed since its check (the item changed, the token is live)', async () => {
+    const { sys, tokens, leases, owner, terms } = await setup();
+    await tokens.renew(owner.record, 7200);
+    const lease = await leases.create(terms());
+    expect(await sys.get(`lease/${lease.lease_id}`)).toBeDefined();
+    expect(await sys.get(`owner/${owner.record.accessor}/${lease.lease_id}`)).toBeDefined();
+  });
 });
