@@ -48,7 +48,13 @@ export function createDeps(parts: DepsParts): Deps {
   const sys = store.partition('sys');
   const sealer = new Sealer(parts.wrapper);
   // The token check reads the sys items it needs together (one BatchGetItem deployed).
-  const tokens = new Tokens(sys, sealer, now, (keys) => store.getMany(keys.map((key) => ({ partition: 'sys', key }))));
+  const tokens = new Tokens(
+    sys,
+    sealer,
+    now,
+    (keys) => store.getMany(keys.map((key) => ({ partition: 'sys', key }))),
+    (writes) => store.transact(writes),
+  );
   const policies = new Policies(sys);
   const revokers = new RevokerRegistry();
   const leases = new Leases(sys, revokers, now, (writes) => store.transact(writes));

@@ -1,14 +1,15 @@
 /**
  * Tokens. A token is 256 random bits; the table holds only its HMAC (keyed by a sealed
- * service key) and its accessor. Creation writes the accessor and the parent link before the
- * token itself, so a crash never leaves a usable token that cannot be found and revoked.
+ * service key) and its accessor. Creation writes the accessor, the path and parent links and
+ * the token together (or the token last), so a crash never leaves a usable token that cannot be
+ * found and revoked.
  * Liveness and revocation across the tree of tokens are token-tree.ts's.
  */
 import { metrics } from '../metrics/catalog';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ExistsError, Forbidden, InvalidInput } from '../domain-errors';
 import type { Sealer, SealedValue } from '../keys/sealed';
-import { mutate, type Partition, type StoredItem } from '../store/store';
+import { mutate, type IndexEntry, type Json, type Partition, type StoredItem, type TransactWrite } from '../store/store';
 import { authCacheMs, TtlCache } from '../ttl-cache';
 import { calculateTtl } from './token-ttl';
 import { newTokenRecord, type CreateTokenInput, type TokenRecord } from './token-record';
@@ -66,6 +67,7 @@ export class Tokens {
   /**
    * @param readMany reads items of this partition together (one BatchGetItem deployed); by default
    *   one get each, all at once.
+   * @param transact the store's all-or-nothing write: a new token's items in one round trip.
    */
   constructor(
     private readonly part: Partition,
@@ -73,6 +75,7 @@ export class Tokens {
     private readonly now: () => number,
     private readonly readMany: (keys: string[]) => Promise<(StoredItem | undefined)[]> = (keys) =>
       Promise.all(keys.map((k) => part.get(k))),
+    private readonly transact?: (writes: readonly TransactWrite[]) => Promise<number[]>,
   ) {
     this.tree = new TokenTree(part, now);
   }
@@ -120,19 +123,27 @@ export class Tokens {
   }
 
   /**
-   * A new token's items, the token itself last: its accessor (in the expiry index when it
-   * expires), its creation path and its parent's link, so a crash never leaves a usable token
-   * that cannot be found and revoked.
+   * A new token's items: its accessor (in the expiry index when it expires), its creation path
+   * and its parent's link, and the token itself. In one transaction where the store has them
+   * (all new keys, so each is `ifAbsent`: no read first); else one after the other, the token
+   * last, so a crash never leaves a usable token that cannot be found and revoked.
    */
   private async putNewToken(record: TokenRecord): Promise<void> {
     const { id, accessor } = record;
     const index = record.expire_time ? { name: TOKEN_EXPIRY_INDEX, sort: expirySort(record.expire_time) } : null;
     const link: AccessorItem = { id, expire_time: record.expire_time, parent: record.parent, path: record.path };
-    await this.part.put(`accessor/${accessor}`, link, { ifAbsent: true, index });
-    // By creation path, for revoke-prefix on auth/token/create/<role>; written ahead like the rest.
-    await this.part.put(pathKey(record.path, accessor), { accessor });
-    if (record.parent) await this.part.put(`child/${record.parent}/${accessor}`, { accessor });
-    await this.part.put(`token/${id}`, record, { ifAbsent: true });
+    const items: { key: string; value: Json; index?: IndexEntry | null }[] = [
+      { key: `accessor/${accessor}`, value: link, index },
+      // By creation path, for revoke-prefix on auth/token/create/<role>.
+      { key: pathKey(record.path, accessor), value: { accessor } },
+      ...(record.parent ? [{ key: `child/${record.parent}/${accessor}`, value: { accessor } }] : []),
+      { key: `token/${id}`, value: record },
+    ];
+    if (this.transact) {
+      await this.transact(items.map((i) => ({ partition: this.part.name, ...i, ifAbsent: true })));
+      return;
+    }
+    for (const i of items) await this.part.put(i.key, i.value, { ifAbsent: true, ...(i.index !== undefined ? { index: i.index } : {}) });
   }
 
   /**

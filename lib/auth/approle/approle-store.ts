@@ -46,7 +46,8 @@ export type SecretIdRecord = {
 };
 
 /** Which role a role id names; `at` (ms) is when the claim was made. */
-export type RoleIdOwner = { name: string; at: number };
+/** `uid`: the role's uid when claimed (a login reads the role and the secret id together); claims written before it lack it. */
+export type RoleIdOwner = { name: string; at: number; uid?: string };
 
 export type AccessorRecord = { uid: string; hmac: string };
 
@@ -126,8 +127,8 @@ export class ApproleStore {
   }
 
   /** Claims a role id for a role: only if unclaimed, or over the claim read. */
-  async putRoleIdOwner(hmac: string, name: string, now: number, version: number | undefined): Promise<void> {
-    const owner: RoleIdOwner = { name, at: now };
+  async putRoleIdOwner(hmac: string, name: string, now: number, version: number | undefined, uid: string): Promise<void> {
+    const owner: RoleIdOwner = { name, at: now, uid };
     await this.part.put(`role-id/${hmac}`, owner, version === undefined ? { ifAbsent: true } : { ifVersion: version });
   }
 

@@ -5,6 +5,7 @@
  * concurrent logins with a single-use secret id exactly one gets through.
  */
 import { ConflictError, ExistsError, InvalidInput, NotFoundError } from '../../domain-errors';
+import type { StoredItem } from '../../store/store';
 import type { AppRole, ApproleStore, SecretIdRecord } from './approle-store';
 import { checkChosenId, cidrsWithin, randomId } from './ids';
 import { cidrList } from './role';
@@ -104,11 +105,13 @@ export async function spendSecretId(
   role: AppRole,
   secretId: string,
   at: { now: number; address: string | undefined },
+  read?: { hmac: string; item: StoredItem<SecretIdRecord> | undefined },
 ): Promise<SecretIdRecord> {
   if (secretId.length > 4096) throw new InvalidInput(INVALID_CREDENTIALS);
-  const hmac = await store.hmac('secret-id', secretId);
+  const hmac = read?.hmac ?? (await store.hmac('secret-id', secretId));
   for (let attempt = 0; ; attempt++) {
-    const item = await store.secretId(role.uid, hmac);
+    // The first attempt may use the item the login read with its role (roles.ts loginRecords).
+    const item = attempt === 0 && read ? read.item : await store.secretId(role.uid, hmac);
     if (!item) throw new InvalidInput(INVALID_CREDENTIALS);
     const entry = item.value;
     if (entry.expirationTime && at.now >= entry.expirationTime) {

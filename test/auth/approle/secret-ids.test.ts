@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApproleStore, type AppRole } from '../../../lib/auth/approle/approle-store';
 import { applyRoleInput } from '../../../lib/auth/approle/role';
-import { deleteRole, roleOfRoleId, saveRole } from '../../../lib/auth/approle/roles';
+import { deleteRole, loginRecords, roleOfRoleId, saveRole } from '../../../lib/auth/approle/roles';
 import {
   destroyByAccessor,
   issueSecretId,
@@ -162,10 +162,29 @@ describe('role ids', () => {
   });
 
   it("a crashed write's claim is taken over once it is old", async () => {
-    await store.putRoleIdOwner(await store.hmac('role-id', 'orphan'), 'ghost', now, undefined);
+    await store.putRoleIdOwner(await store.hmac('role-id', 'orphan'), 'ghost', now, undefined, 'ghost-uid');
     await expect(newRole('c', { roleId: 'orphan' })).rejects.toThrow('role_id already in use');
     now += 61_000;
     await newRole('c', { roleId: 'orphan' });
     expect((await roleOfRoleId(store, 'orphan')).name).toBe('c');
+  });
+});
+
+describe('a login reads the role and the secret id together (issue 30)', () => {
+  it("reads the secret id with the role when the role id's claim knows the uid, and after it for an older claim", async () => {
+    const role = await newRole('fast', { roleId: 'fast-id' });
+    const { secretId } = await issue(role);
+    const read = await loginRecords(store, 'fast-id', secretId);
+    expect(read.name).toBe('fast');
+    expect(read.secret?.item?.value).toBeDefined();
+    expect((await spendSecretId(store, read.role, secretId, at(), read.secret)).accessor).toBe(read.secret!.item!.value.accessor);
+    // A claim written before the uid was kept: nothing read ahead, the login still works.
+    const hmac = await store.hmac('role-id', 'fast-id');
+    const owner = (await store.roleIdOwner(hmac))!;
+    await store.part.put(`role-id/${hmac}`, { name: owner.value.name, at: owner.value.at }, { ifVersion: owner.version });
+    const old = await loginRecords(store, 'fast-id', secretId);
+    expect(old.secret).toBeUndefined();
+    expect((await spendSecretId(store, old.role, secretId, at(), old.secret)).accessor).toBeDefined();
+    await expect(loginRecords(store, 'fast-id-wrong', secretId)).rejects.toThrow(InvalidInput);
   });
 });

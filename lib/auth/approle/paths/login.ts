@@ -5,7 +5,7 @@ import { definePath, type Req, type Result } from '../../../http/path';
 import { unmapped } from '../../../sys/token-principal';
 import { countedLogin, issueLoginToken } from '../../login';
 import type { AuthMount } from '../../../auth-mounts';
-import { roleOfRoleId } from '../roles';
+import { loginRecords } from '../roles';
 import { checkAddress, spendSecretId } from '../secret-ids';
 import { approleStore } from './role-access';
 
@@ -29,15 +29,16 @@ async function logIn(req: Req<typeof loginFields>, mount: AuthMount): Promise<Re
   const roleId = (req.data.role_id ?? '').trim();
   if (!roleId) throw new BadRequest('missing role_id');
   const store = approleStore(req);
-  const { name, role } = await roleOfRoleId(store, roleId);
+  const secretId = (req.data.secret_id ?? '').trim();
+  // The role and (when its role id's claim knows the uid) the secret id, read together.
+  const { name, role, secret } = await loginRecords(store, roleId, secretId || undefined);
   const address = req.remoteAddress === undefined ? undefined : unmapped(req.remoteAddress);
   checkAddress(role.secretIdBoundCidrs, address, 'the role');
   const metadata: Record<string, string> = {};
   let boundCidrs = role.token.boundCidrs;
   if (role.bindSecretId) {
-    const secretId = (req.data.secret_id ?? '').trim();
     if (!secretId) throw new BadRequest('missing secret_id');
-    const entry = await spendSecretId(store, role, secretId, { now: req.deps.now(), address });
+    const entry = await spendSecretId(store, role, secretId, { now: req.deps.now(), address }, secret);
     Object.assign(metadata, entry.metadata);
     if (entry.tokenBoundCidrs.length) boundCidrs = entry.tokenBoundCidrs;
   }
