@@ -67,7 +67,8 @@ export interface AccessRequest {
   token: string | undefined;
   /** Relative to /v1/; a LIST ends with "/". */
   path: string;
-  op: AccessOp;
+  /** A write's create or update may still be being decided by the path's existence check (read while the token is checked). */
+  op: AccessOp | Promise<AccessOp>;
   sudo: boolean;
   /**
    * The request's parameters (body of a write, query of a read) as the handler will use them,

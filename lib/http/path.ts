@@ -107,6 +107,11 @@ export interface PathSpec<F extends Fields = Fields> {
    */
   exists?: (req: ExistsReq) => Promise<boolean>;
   /**
+   * Items of the mount's partition the handler of `op` will read, by key: read together while
+   * the token is checked, and handed to the handler's first read of each (primed-partition.ts).
+   */
+  readAhead?: (params: Record<string, string>, op: OpName) => string[];
+  /**
    * A write takes its body as sent: the handler gets the bytes and the content type in
    * `req.body` / `req.contentType`, with no JSON parsing and no body fields (the size limit holds).
    */

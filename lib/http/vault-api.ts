@@ -5,6 +5,7 @@
  * one record of the call; the audit log's response record is taken from the answer before it is
  * rendered.
  */
+import { primedPartition } from './primed-partition';
 import type { Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { NotFound } from '../errors';
@@ -75,6 +76,7 @@ function newCall(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Call {
   audit.request.mountType = set.mount.type;
   audit.request.mountPoint = `${set.prefix}/`;
   if (set.mount.auditClearRequestKeys) audit.request.clearKeys = set.mount.auditClearRequestKeys;
+  const primed = primedPartition(deps.store.partition(partitionName(set.mount)));
   return {
     c,
     scope,
@@ -82,7 +84,8 @@ function newCall(c: Context, set: RouteSet, spec: PathSpec, deps: Deps): Call {
     set,
     spec,
     deps,
-    part: deps.store.partition(partitionName(set.mount)),
+    part: primed.part,
+    primed,
     op: 'read',
     full: '',
     rel: '',

@@ -21,7 +21,9 @@ export class TooLarge extends InvalidInput {}
 
 type V1Record = { sealed: SealedValue };
 
-const secretKey = (path: string) => `s/${path}`;
+export const secretKey = (path: string) => `s/${path}`;
+/** Version 2's mount settings. */
+export const CONFIG_KEY = 'config';
 
 export class KvStore {
   constructor(
@@ -30,11 +32,11 @@ export class KvStore {
   ) {}
 
   async config(): Promise<KvConfig> {
-    return (await this.part.get<KvConfig>('config'))?.value ?? DEFAULT_CONFIG;
+    return (await this.part.get<KvConfig>(CONFIG_KEY))?.value ?? DEFAULT_CONFIG;
   }
 
   async putConfig(config: KvConfig): Promise<void> {
-    await this.part.put('config', config);
+    await this.part.put(CONFIG_KEY, config);
   }
 
   async secret(path: string): Promise<SecretRecord | undefined> {

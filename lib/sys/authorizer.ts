@@ -20,10 +20,11 @@ export class TokenAuthorizer implements Authorizer {
     if (!found) throw new Forbidden('permission denied: invalid or expired token');
     const { record } = found;
     checkBoundCidrs(record, req.remoteAddress);
+    const op = await req.op;
     if (!root(record)) {
       const acl = await this.policies.rules(record.policies, found.read);
-      const perms = acl.permissions(req.path, req.op === 'list');
-      if (!allows(perms, req.op, req.sudo, req.params)) throw new Forbidden();
+      const perms = acl.permissions(req.path, op === 'list');
+      if (!allows(perms, op, req.sudo, req.params)) throw new Forbidden();
       if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new Forbidden();
     }
     // Concurrent requests may have taken the last uses first.

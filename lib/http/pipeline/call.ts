@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { Deps } from '../../deps';
 import type { Partition } from '../../store/store';
+import type { PrimedPartition } from '../primed-partition';
 import type { OpName, Principal, WrapInfo } from '../../types';
 import type { AuditTrail } from '../middleware/audit-trail';
 import type { RequestScope } from '../middleware/request-scope';
@@ -18,7 +19,9 @@ export interface Call {
   readonly set: RouteSet;
   readonly spec: PathSpec;
   readonly deps: Deps;
+  /** The mount's partition as this request sees it: primed while it is let in (primed-partition.ts). */
   readonly part: Partition;
+  readonly primed: PrimedPartition;
   /** The operation the method asks for (405 when the path has none). Set by decode. */
   op: OpName;
   /** The canonical path after /v1/ (names declared foldCase lower-cased), and relative to the mount. */

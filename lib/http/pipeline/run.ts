@@ -34,6 +34,7 @@ export function handlerRequest(call: Call): Req {
 export async function run(call: Call): Promise<Result> {
   requestedWrapTtl(call.c.req.raw.headers);
   await call.audit.record();
+  call.primed.stopPriming();
   const handler = call.spec.operations[call.op];
   if (!handler) throw new Error(`no ${call.op} handler`);
   return (await handler(handlerRequest(call))) ?? {};

@@ -8,6 +8,7 @@ import { definePath, type Result } from '../../http/path';
 import type { VersionRead } from '../secrets';
 import { kvSecrets, secretExists } from './common';
 import { storing, versionMeta } from './shapes';
+import { CONFIG_KEY, secretKey } from '../kv-store';
 
 const fields = {
   path: f.pathParam({ description: 'the secret' }),
@@ -46,6 +47,8 @@ export const dataPaths = [
     fields,
     help: 'Read a version of a secret, write a new version (check-and-set with options.cas), patch the current version, or soft-delete it.',
     exists: secretExists,
+    // A read needs the secret's record; a write the mount's config too (the record comes with the existence check).
+    readAhead: (params, op) => (op === 'read' ? [secretKey(params.path ?? '')] : op === 'write' || op === 'patch' ? [CONFIG_KEY] : []),
     operations: {
       read: async (req) => {
         const r = await kvSecrets(req).read(req.data.path, req.data.version ?? 0);

@@ -85,8 +85,9 @@ beforeAll(async () => {
     ...svc.deps,
     audit: new Auditor([fileDevice(auditFile, { logRaw: true })], svc.deps.audit.hasher),
     authorizer: {
-      authorize: (req: AccessRequest) => {
-        asked.push(req);
+      // The operation as decided (a write's existence check may still be running when asked).
+      authorize: async (req: AccessRequest) => {
+        asked.push({ ...req, op: await req.op });
         return real.authorize(req);
       },
     },
