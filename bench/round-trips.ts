@@ -30,6 +30,7 @@
  *   npx tsx bench/round-trips.ts --trace      (and each request's calls in order, with keys)
  *   npx tsx bench/round-trips.ts --json
  *   BENCH_N=30 BENCH_RUNS=3 BENCH_DELAY_MS=5 BENCH_COLD_N=3 npx tsx bench/round-trips.ts
+ *   BENCH_ONLY='kv/<key> (catalog' npx tsx bench/round-trips.ts   (only the requests whose label has this)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -129,6 +130,8 @@ interface Options {
   warmup?: number;
   /** First requests of a new instance per request (0: none). */
   coldN?: number;
+  /** Only the requests whose label contains this (all when absent). */
+  only?: string;
 }
 
 interface Bench {
@@ -161,7 +164,7 @@ async function oneRun(b: Bench, requests: TimedRequest[], o: Required<Options>, 
 }
 
 export async function run(options: Options = {}): Promise<RoundTripsResult> {
-  const o = { n: 30, runs: 1, delayMs: 5, warmup: 5, coldN: 3, ...options };
+  const o = { n: 30, runs: 1, delayMs: 5, warmup: 5, coldN: 3, only: '', ...options };
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-round-trips-'));
   const store = await startStoreProxy(o.delayMs);
   setLogLevel('silent');
@@ -178,7 +181,8 @@ export async function run(options: Options = {}): Promise<RoundTripsResult> {
       ...(mode === 'off' ? { AUTH_CACHE_MS: '0' } : {}),
     });
     const setupFns = await instances(runner, bundles, envFor('setup'));
-    const requests = await setUp(setupFns, rootToken, dir).finally(() => closeAll(setupFns));
+    const all = await setUp(setupFns, rootToken, dir).finally(() => closeAll(setupFns));
+    const requests = all.filter((r) => r.label.includes(o.only));
     const figures = new Map<TimedRequest, ModeFigures[]>(requests.map((r) => [r, []]));
     for (let r = 1; r <= o.runs; r++) await oneRun({ store, runner, bundles, envFor }, requests, o, r, figures);
     return {
@@ -208,6 +212,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     runs: Math.max(1, int(process.env.BENCH_RUNS, 1)),
     delayMs: int(process.env.BENCH_DELAY_MS, 5),
     coldN: int(process.env.BENCH_COLD_N, 3),
+    only: process.env.BENCH_ONLY ?? '',
   });
   if (process.argv.includes('--json')) console.log(JSON.stringify(result, null, 2));
   else {

@@ -19,7 +19,7 @@ import { blockingParams } from './http/blocking';
 import { catalogHeaders, errorText, replyResponse } from './http/respond';
 import type { CatalogReply, CatalogRoute, Method } from './http/route';
 import { catalogToken } from './http/token';
-import { KvStore } from './kv';
+import { KvStore, type Found } from './kv';
 import { ModifyIndex } from './modify-index';
 import { checkDatacenter } from './register-body';
 import { KV_VALUE_LIMIT } from './paths/kv';
@@ -63,7 +63,7 @@ function catalogState(c: Context): CatalogState {
 export function createCatalogApp(deps: Deps, settings: CatalogConfig = catalogSettings()): Hono {
   const part = deps.store.partition(CATALOG_PARTITION);
   const index = new ModifyIndex(part);
-  const parts: Parts = { deps, settings, index, kv: new KvStore(part, deps.sealer, index), catalog: new Catalog(part, index) };
+  const parts: Parts = { deps, settings, index, kv: new KvStore(part, deps.sealer, index, deps.store), catalog: new Catalog(part, index) };
   const app = frontDoor(
     'catalog',
     {
@@ -140,16 +140,56 @@ async function serveCatalog(c: Context, route: CatalogRoute, parts: Parts, state
   const { method, handler } = handlerFor(c, route);
   trail.request.operation = OPERATION[method];
   const { token, body } = await readInput(c, method, parts.settings);
-  const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
-  await trail.record();
   // Named in errors as asked (the route's pattern is internal).
   const hit = { route, params: paramsOf(c), name: (scope.path ?? '').slice(0, 256) };
-  const reply = await run(scope.url, hit, method, handler, parts, access, state, body, c.req.raw.signal);
+  const early = method === 'GET' ? earlyReads(scope.url.searchParams, hit, parts) : undefined;
+  const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
+  await trail.record();
+  const reply = await run(scope.url, hit, method, handler, parts, access, state, body, c.req.raw.signal, early);
+  if (reply.index !== undefined) state.index = reply.index;
   state.filtered = reply.filtered === true && access.tokenValid;
   // A write answers the index it moved to (or past), known without another read.
   if (method !== 'GET') state.index = parts.index.highest();
   if (trail.enabled) trail.response = auditOf(reply);
   return replyResponse(reply, scope.pretty, headersOf(parts, state, scope.id));
+}
+
+/** What a GET reads early: the index, or for one KV key its entry (KvStore.find). */
+interface EarlyReads {
+  index?: Promise<number>;
+  found?: Promise<Found>;
+}
+
+/**
+ * The reads a plain GET makes, started while its token is checked. Nothing read is opened,
+ * used or answered before access is granted; a blocking read reads after its wait instead.
+ * Failures are left for the request to meet when it uses the reads (none is unhandled meanwhile).
+ */
+function earlyReads(
+  q: URLSearchParams,
+  hit: { route: CatalogRoute; params: Record<string, string> },
+  parts: Parts,
+): EarlyReads | undefined {
+  if (hit.route.blocking && q.has('index')) return undefined;
+  const key = hit.route.entryKey?.(hit.params, q);
+  const read = key === undefined ? { index: parts.index.current() } : { found: parts.kv.find(key) };
+  void (read.index ?? read.found)?.catch(() => undefined);
+  return read;
+}
+
+/** The read of one KV key (route.entryKey) a GET makes: early, blocking, or when asked. */
+function entryRead(
+  parts: Parts,
+  key: string,
+  early: EarlyReads | undefined,
+  block: { index: number; waitMs: number } | undefined,
+  signal: AbortSignal,
+) {
+  const started = early?.found;
+  return {
+    key,
+    found: () => (block ? parts.kv.watch(key, block.index, block.waitMs, signal) : (started ?? parts.kv.find(key))),
+  };
 }
 
 async function run(
@@ -162,15 +202,18 @@ async function run(
   state: { index?: number },
   body: Uint8Array,
   signal: AbortSignal,
+  early?: EarlyReads,
 ): Promise<CatalogReply> {
   // The query's expressions are checked before any wait, so a bad one answers at once.
   const where = `/v1/${hit.name}`;
   const filter = compileFilter(url.searchParams.get('filter'), hit.route.filter, where);
   const nodeMeta = nodeMetaFilter(url.searchParams, hit.route.nodeMeta === true, where);
   const block = method === 'GET' && hit.route.blocking ? blockingParams(url.searchParams) : undefined;
-  if (block) await parts.index.waitPast(block.index, block.waitMs, signal);
+  const key = method === 'GET' ? hit.route.entryKey?.(hit.params, url.searchParams) : undefined;
+  const entry = key === undefined ? undefined : entryRead(parts, key, early, block, signal);
+  if (block && !entry) await parts.index.waitPast(block.index, block.waitMs, signal);
   // A read's index is read before the data, so a write the answer misses always moves it further.
-  if (method === 'GET') state.index = await parts.index.current();
+  if (method === 'GET' && !entry) state.index = await (early?.index ?? parts.index.current());
   return handler({
     params: hit.params,
     query: url.searchParams,
@@ -184,6 +227,7 @@ async function run(
     kv: parts.kv,
     catalog: parts.catalog,
     settings: parts.settings,
+    ...(entry ? { entry } : {}),
   });
 }
 

@@ -5,7 +5,9 @@
  */
 import { ConflictError, ExistsError, Forbidden } from '../domain-errors';
 import type { SealedValue, Sealer } from '../keys/sealed';
-import { mutate, type Partition, type StoredItem } from '../store/store';
+import { mutate, type Partition, type Store, type StoredItem } from '../store/store';
+import { Heads } from './heads';
+import { transactPut, type NextRecord } from './kv-write';
 import type { ModifyIndex } from './modify-index';
 
 export interface KvEntry {
@@ -35,18 +37,74 @@ interface StoredKv {
 const PREFIX = 'kv/';
 const SCOPE = 'catalog';
 const PLAIN_PUT_ATTEMPTS = 40;
+/**
+ * The largest record written in one transaction with the counter (a transaction takes inline
+ * values only: lib/store INLINE_LIMIT, 300 000); larger ones take the ordered path.
+ */
+const TRANSACT_RECORD_LIMIT = 250_000;
 const storageKey = (key: string) => PREFIX + key;
 
+/** One key's stored item (unopened) and the index to answer with it (KvStore.find, watch). */
+export interface Found {
+  item: StoredItem<StoredKv> | undefined;
+  index: number;
+}
+
 export class KvStore {
+  private readonly heads = new Heads();
+
   constructor(
     private readonly part: Partition,
     private readonly sealer: Sealer,
     private readonly index: ModifyIndex,
+    private readonly store: Store,
   ) {}
 
+  /**
+   * Reads the stored item without opening its value: a request may start this before its access
+   * is checked, and open it (`open`) only once the read is allowed.
+   */
+  read(key: string): Promise<StoredItem<StoredKv> | undefined> {
+    const sk = storageKey(key);
+    return this.part.get<StoredKv>(sk).then((item) => {
+      this.heads.noteItem(sk, item);
+      return item;
+    });
+  }
+
   async get(key: string): Promise<KvEntry | undefined> {
-    const item = await this.part.get<StoredKv>(storageKey(key));
+    const item = await this.read(key);
     return item ? this.open(item) : undefined;
+  }
+
+  /**
+   * The entry and the index Consul answers for one key (its kvs_endpoint.go Get): the entry's
+   * ModifyIndex, or the catalog's index when absent. An entry found needs no index read (the
+   * index is read beside it, for the absent case); an absent one is read again after the index,
+   * so that a write this answer misses always moves the index past the one it answers.
+   */
+  async find(key: string): Promise<Found> {
+    const [index, item] = await Promise.all([this.index.current(), this.read(key)]);
+    if (item) return { item, index: item.value.modifyIndex };
+    const again = await this.read(key);
+    return { item: again, index: again ? again.value.modifyIndex : index };
+  }
+
+  /**
+   * A blocking read of one key: waits until the index it would answer passes `after` (the entry
+   * is written past it, or is absent and the catalog's index moved past it), or `waitMs` ends.
+   * Each round reads the index before the entry and waits for the index to pass that read, so
+   * no write to the entry can be slept through.
+   */
+  async watch(key: string, after: number, waitMs: number, signal?: AbortSignal): Promise<Found> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const seen = await this.index.current();
+      const item = await this.read(key);
+      const found = { item, index: item ? item.value.modifyIndex : seen };
+      if (found.index > after || Date.now() >= deadline || signal?.aborted) return found;
+      await this.index.waitPast(seen, deadline - Date.now(), signal);
+    }
   }
 
   /** Every entry under `prefix` that `visible` lets through; `filtered` when it held some back. */
@@ -90,8 +148,12 @@ export class KvStore {
   async put(key: string, value: Uint8Array, flags: number | bigint, cas?: number): Promise<boolean> {
     const sk = storageKey(key);
     const sealed = value.byteLength ? { ...(await this.sealer.seal(Buffer.from(value), SCOPE, sk)) } : null;
-    const modifyIndex = await this.index.next();
     const stored = typeof flags === 'bigint' ? flags.toString() : flags;
+    if (JSON.stringify(sealed).length <= TRANSACT_RECORD_LIMIT) {
+      return transactPut(this.writeParts(), sk, (modifyIndex) => nextRecord(sealed, stored, modifyIndex, cas));
+    }
+    this.heads.delete(sk);
+    const modifyIndex = await this.index.next();
     const record = (createIndex = modifyIndex): StoredKv => ({ value: sealed, flags: stored, createIndex, modifyIndex, lockIndex: 0 });
     if (cas === undefined) {
       // Last writer wins, but CreateIndex is kept: retried (generously) when a writer overtakes.
@@ -101,6 +163,10 @@ export class KvStore {
     }
     await this.index.settle();
     return true;
+  }
+
+  private writeParts() {
+    return { store: this.store, partition: this.part.name, index: this.index, heads: this.heads };
   }
 
   private async casPut(sk: string, cas: number, record: (createIndex?: number) => StoredKv): Promise<boolean> {
@@ -122,6 +188,7 @@ export class KvStore {
   /** Deletes the entry (true when absent, with or without `cas`, as the reference answers). With `cas`, only when its ModifyIndex is `cas`. */
   async delete(key: string, cas?: number): Promise<boolean> {
     const sk = storageKey(key);
+    this.heads.delete(sk);
     if (cas === undefined) {
       await this.part.delete(sk);
     } else {
@@ -149,11 +216,12 @@ export class KvStore {
       cursor = page.cursor;
     } while (cursor);
     if (!keys.every((sk) => mayDelete(sk.slice(PREFIX.length)))) throw new Forbidden('Permission denied');
+    keys.forEach((sk) => this.heads.delete(sk));
     for (let i = 0; i < keys.length; i += 16) await Promise.all(keys.slice(i, i + 16).map((sk) => this.part.delete(sk)));
     await this.index.settle();
   }
 
-  private async open(item: StoredItem<StoredKv>): Promise<KvEntry> {
+  async open(item: StoredItem<StoredKv>): Promise<KvEntry> {
     const v = item.value;
     return {
       key: item.key.slice(PREFIX.length),
@@ -164,4 +232,12 @@ export class KvStore {
       lockIndex: v.lockIndex,
     };
   }
+}
+
+/** The record a write makes of an entry with `head` (undefined: absent), or undefined when `cas` does not hold. */
+function nextRecord(sealed: SealedJson | null, flags: number | string, modifyIndex: number, cas: number | undefined): NextRecord {
+  return (head) => {
+    if (cas !== undefined && (cas === 0 ? head !== undefined : head?.modifyIndex !== cas)) return undefined;
+    return { value: sealed, flags, createIndex: head?.createIndex ?? modifyIndex, modifyIndex, lockIndex: 0 };
+  };
 }

@@ -10,7 +10,7 @@ import type { Catalog } from '../catalog';
 import type { ItemFilter } from '../filter/evaluate';
 import type { NodeMetaTest } from '../filter/node-meta';
 import type { FieldType } from '../filter/schema';
-import type { KvStore } from '../kv';
+import type { Found, KvStore } from '../kv';
 import type { CatalogConfig } from '../settings';
 
 export type CatalogPrefix = 'kv' | 'catalog' | 'agent' | 'health' | 'status';
@@ -29,6 +29,11 @@ export interface CatalogCtx {
   filter: ItemFilter;
   /** `?node-meta`: whether a node's metadata has every requested pair (true without any). */
   nodeMeta: NodeMetaTest;
+  /**
+   * A GET of one key (route.entryKey): its read, started before the request's access was known
+   * or (blocking) waiting; the handler calls it only once the read is allowed.
+   */
+  entry?: { key: string; found: () => Promise<Found> };
 }
 
 export interface CatalogReply {
@@ -38,6 +43,8 @@ export interface CatalogReply {
   status?: number;
   /** ACLs trimmed the list. */
   filtered?: boolean;
+  /** The index to answer, when the handler found its own (one KV key); otherwise the one read before the data. */
+  index?: number;
 }
 
 export type CatalogHandler = (ctx: CatalogCtx) => Promise<CatalogReply>;
@@ -55,6 +62,11 @@ export interface CatalogRoute {
   filter?: FieldType;
   /** Takes `?node-meta` (400 without it). */
   nodeMeta?: boolean;
+  /**
+   * The one KV key a GET reads, if known from the request alone: its item is read while the
+   * token is checked and used only once access is granted, and its answer carries its own index.
+   */
+  entryKey?: (params: Record<string, string>, query: URLSearchParams) => string | undefined;
   /** POST is 405 rather than taken as PUT, as the reference answers on kv. */
   putOnly?: boolean;
   /** A write's body is the value itself (a KV value): every field but a path parameter is a query parameter. */

@@ -48,15 +48,17 @@ async function get(ctx: CatalogCtx): Promise<CatalogReply> {
     return entries.length ? { json: entries.map(kvShape), filtered } : { ...NOT_FOUND, filtered };
   }
   demand(access, 'kv', key, 'read');
-  const entry = await ctx.kv.get(key);
-  if (!entry) return NOT_FOUND;
+  const found = await (ctx.entry?.key === key ? ctx.entry.found() : ctx.kv.find(key));
+  if (!found.item) return { ...NOT_FOUND, index: found.index };
+  const entry = await ctx.kv.open(found.item);
+  const index = found.index;
   if (has(q, 'raw')) {
     const bytes = entry.value ?? Buffer.alloc(0);
     // text/plain as the reference answers; bytes that are not UTF-8 are labelled binary so that
     // API Gateway passes them base64-encoded instead of decoding them as text.
-    return { raw: { bytes, contentType: isUtf8(bytes) ? 'text/plain' : 'application/octet-stream' } };
+    return { raw: { bytes, contentType: isUtf8(bytes) ? 'text/plain' : 'application/octet-stream' }, index };
   }
-  return { json: [kvShape(entry)] };
+  return { json: [kvShape(entry)], index };
 }
 
 async function put(ctx: CatalogCtx): Promise<CatalogReply> {
@@ -87,10 +89,20 @@ async function del(ctx: CatalogCtx): Promise<CatalogReply> {
 }
 
 const methods = { GET: get, PUT: put, DELETE: del };
+
+/** A plain GET of one key (no listing): the key it reads (CatalogRoute.entryKey). */
+function entryKey(params: Record<string, string>, query: URLSearchParams): string | undefined {
+  if (has(query, 'keys') || has(query, 'recurse')) return undefined;
+  try {
+    return checkKey(params.key ?? '');
+  } catch {
+    return undefined; // the handler answers the bad key; nothing is read for it
+  }
+}
 const help = 'Key/value entries: GET reads (raw, keys, recurse), PUT writes the raw body (flags, cas), DELETE removes (recurse, cas).';
 
 export const kvRoutes: CatalogRoute[] = [
-  { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true, putOnly: true, rawBody: true },
+  { prefix: 'kv', pattern: '*key', help, fields: keyFields, methods, blocking: true, putOnly: true, rawBody: true, entryKey },
   {
     prefix: 'kv',
     pattern: '',
