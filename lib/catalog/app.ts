@@ -143,6 +143,7 @@ async function serveCatalog(c: Context, route: CatalogRoute, parts: Parts, state
   // Named in errors as asked (the route's pattern is internal).
   const hit = { route, params: paramsOf(c), name: (scope.path ?? '').slice(0, 256) };
   const early = method === 'GET' ? earlyReads(scope.url.searchParams, hit, parts) : undefined;
+  if (method === 'PUT') prepareWrite(c.req.method, scope.url.searchParams, hit, parts);
   const access = await resolveAccess(parts.deps, parts.settings, token, scope.remoteAddress);
   await trail.record();
   const reply = await run(scope.url, hit, method, handler, parts, access, state, body, c.req.raw.signal, early);
@@ -175,6 +176,15 @@ function earlyReads(
   const read = key === undefined ? { index: parts.index.current() } : { found: parts.kv.find(key) };
   void (read.index ?? read.found)?.catch(() => undefined);
   return read;
+}
+
+/**
+ * A write of one KV key reads what it will condition on while its token is checked, unless this
+ * process knows it already (KvStore.prepare): versions only, nothing answered.
+ */
+function prepareWrite(verb: string, q: URLSearchParams, hit: { route: CatalogRoute; params: Record<string, string> }, parts: Parts): void {
+  const key = verb === 'PUT' ? hit.route.entryKey?.(hit.params, q) : undefined;
+  if (key !== undefined) parts.kv.prepare(key);
 }
 
 /** The read of one KV key (route.entryKey) a GET makes: early, blocking, or when asked. */

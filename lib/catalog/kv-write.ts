@@ -32,17 +32,23 @@ interface Known {
   fresh: boolean;
 }
 
-/** The counter and the entry's head: guessed when both are known, else read together. */
-async function known(p: KvWriteParts, sk: string, guess: boolean): Promise<Known> {
-  const counter = guess ? p.index.guess() : undefined;
-  const head = guess ? p.heads.get(sk) : undefined;
-  if (counter && head) return { counter, head: head.present ? head : undefined, fresh: false };
+/** The counter and the entry's head as this process knows them, when both are recent. */
+export function guessed(p: KvWriteParts, sk: string): Known | undefined {
+  const counter = p.index.guess();
+  const head = p.heads.get(sk);
+  return counter && head ? { counter, head: head.present ? head : undefined, fresh: false } : undefined;
+}
+
+/** Reads the counter and the entry's head together (and remembers them for the next guess). */
+export async function readKnown(p: KvWriteParts, sk: string): Promise<Known> {
   const [c, item] = await p.store.getMany<{ createIndex: number; modifyIndex: number }>([
     { partition: p.partition, key: COUNTER },
     { partition: p.partition, key: sk },
   ]);
   return { counter: p.index.stateOf(c), head: p.heads.noteItem(sk, item), fresh: true };
 }
+
+const known = async (p: KvWriteParts, sk: string, guess: boolean) => (guess && guessed(p, sk)) || readKnown(p, sk);
 
 /** Writes the entry that `next` makes; false when `next` refuses on a fresh read (a CAS that does not hold). */
 export async function transactPut(p: KvWriteParts, sk: string, next: (modifyIndex: number) => NextRecord): Promise<boolean> {

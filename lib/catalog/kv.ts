@@ -7,7 +7,7 @@ import { ConflictError, ExistsError, Forbidden } from '../domain-errors';
 import type { SealedValue, Sealer } from '../keys/sealed';
 import { mutate, type Partition, type Store, type StoredItem } from '../store/store';
 import { Heads } from './heads';
-import { transactPut, type NextRecord } from './kv-write';
+import { guessed, readKnown, transactPut, type NextRecord } from './kv-write';
 import type { ModifyIndex } from './modify-index';
 
 export interface KvEntry {
@@ -52,6 +52,8 @@ export interface Found {
 
 export class KvStore {
   private readonly heads = new Heads();
+  /** Reads of what a write of a key conditions on, started before its access was known (`prepare`). */
+  private readonly preparing = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly part: Partition,
@@ -144,12 +146,27 @@ export class KvStore {
     return { keys: [...out], filtered };
   }
 
+  /**
+   * Reads what a write of `key` will condition on (the counter and the entry's version), unless
+   * this process knows them from a recent read or write: a request starts this while its token is
+   * checked, so the write itself is then one transaction. Only versions and indexes are kept.
+   */
+  prepare(key: string): void {
+    const sk = storageKey(key);
+    if (this.preparing.has(sk) || guessed(this.writeParts(), sk)) return;
+    const read = readKnown(this.writeParts(), sk)
+      .catch(() => undefined)
+      .finally(() => this.preparing.delete(sk));
+    this.preparing.set(sk, read);
+  }
+
   /** Writes the value. With `cas`, only when the entry's ModifyIndex is `cas` (0: only when absent). */
   async put(key: string, value: Uint8Array, flags: number | bigint, cas?: number): Promise<boolean> {
     const sk = storageKey(key);
     const sealed = value.byteLength ? { ...(await this.sealer.seal(Buffer.from(value), SCOPE, sk)) } : null;
     const stored = typeof flags === 'bigint' ? flags.toString() : flags;
     if (JSON.stringify(sealed).length <= TRANSACT_RECORD_LIMIT) {
+      await this.preparing.get(sk);
       return transactPut(this.writeParts(), sk, (modifyIndex) => nextRecord(sealed, stored, modifyIndex, cas));
     }
     this.heads.delete(sk);
