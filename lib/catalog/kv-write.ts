@@ -26,7 +26,7 @@ export interface KvWriteParts {
   heads: Heads;
 }
 
-interface Known {
+export interface Known {
   counter: CounterState;
   head: EntryHead | undefined;
   fresh: boolean;
@@ -48,12 +48,19 @@ export async function readKnown(p: KvWriteParts, sk: string): Promise<Known> {
   return { counter: p.index.stateOf(c), head: p.heads.noteItem(sk, item), fresh: true };
 }
 
-const known = async (p: KvWriteParts, sk: string, guess: boolean) => (guess && guessed(p, sk)) || readKnown(p, sk);
+/** What the first attempt conditions on: read for this request already, else guessed, else read now. */
+const known = async (p: KvWriteParts, sk: string, first: boolean, prepared?: Known) =>
+  (first && (prepared ?? guessed(p, sk))) || readKnown(p, sk);
 
 /** Writes the entry that `next` makes; false when `next` refuses on a fresh read (a CAS that does not hold). */
-export async function transactPut(p: KvWriteParts, sk: string, next: (modifyIndex: number) => NextRecord): Promise<boolean> {
+export async function transactPut(
+  p: KvWriteParts,
+  sk: string,
+  next: (modifyIndex: number) => NextRecord,
+  prepared?: Known,
+): Promise<boolean> {
   for (let i = 0; i < ATTEMPTS; i++) {
-    const k = await known(p, sk, i === 0);
+    const k = await known(p, sk, i === 0, prepared);
     const modifyIndex = k.counter.value + 1;
     const record = next(modifyIndex)(k.head);
     if (!record) {

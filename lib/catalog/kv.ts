@@ -7,7 +7,7 @@ import { ConflictError, ExistsError, Forbidden } from '../domain-errors';
 import type { SealedValue, Sealer } from '../keys/sealed';
 import { mutate, type Partition, type Store, type StoredItem } from '../store/store';
 import { Heads } from './heads';
-import { guessed, readKnown, transactPut, type NextRecord } from './kv-write';
+import { guessed, readKnown, transactPut, type Known, type NextRecord } from './kv-write';
 import type { ModifyIndex } from './modify-index';
 
 export interface KvEntry {
@@ -43,6 +43,9 @@ const PLAIN_PUT_ATTEMPTS = 40;
  */
 const TRANSACT_RECORD_LIMIT = 250_000;
 const storageKey = (key: string) => PREFIX + key;
+/** How long, and for how many keys, a write's read made while its token was checked is kept for it. */
+const PREPARED_MS = 1000;
+const MAX_PREPARED = 1000;
 
 /** One key's stored item (unopened) and the index to answer with it (KvStore.find, watch). */
 export interface Found {
@@ -53,7 +56,7 @@ export interface Found {
 export class KvStore {
   private readonly heads = new Heads();
   /** Reads of what a write of a key conditions on, started before its access was known (`prepare`). */
-  private readonly preparing = new Map<string, Promise<unknown>>();
+  private readonly preparing = new Map<string, { at: number; read: Promise<Known | undefined> }>();
 
   constructor(
     private readonly part: Partition,
@@ -153,11 +156,18 @@ export class KvStore {
    */
   prepare(key: string): void {
     const sk = storageKey(key);
-    if (this.preparing.has(sk) || guessed(this.writeParts(), sk)) return;
-    const read = readKnown(this.writeParts(), sk)
-      .catch(() => undefined)
-      .finally(() => this.preparing.delete(sk));
-    this.preparing.set(sk, read);
+    if (guessed(this.writeParts(), sk)) return;
+    this.preparing.delete(sk);
+    this.preparing.set(sk, { at: Date.now(), read: readKnown(this.writeParts(), sk).catch(() => undefined) });
+    // Requests refused before writing leave theirs: the oldest go.
+    if (this.preparing.size > MAX_PREPARED) this.preparing.delete(this.preparing.keys().next().value!);
+  }
+
+  /** The read `prepare` started for `sk`, if recent; taken once. */
+  private async prepared(sk: string): Promise<Known | undefined> {
+    const p = this.preparing.get(sk);
+    this.preparing.delete(sk);
+    return p && Date.now() - p.at < PREPARED_MS ? p.read : undefined;
   }
 
   /** Writes the value. With `cas`, only when the entry's ModifyIndex is `cas` (0: only when absent). */
@@ -166,8 +176,8 @@ export class KvStore {
     const sealed = value.byteLength ? { ...(await this.sealer.seal(Buffer.from(value), SCOPE, sk)) } : null;
     const stored = typeof flags === 'bigint' ? flags.toString() : flags;
     if (JSON.stringify(sealed).length <= TRANSACT_RECORD_LIMIT) {
-      await this.preparing.get(sk);
-      return transactPut(this.writeParts(), sk, (modifyIndex) => nextRecord(sealed, stored, modifyIndex, cas));
+      const prepared = await this.prepared(sk);
+      return transactPut(this.writeParts(), sk, (modifyIndex) => nextRecord(sealed, stored, modifyIndex, cas), prepared);
     }
     this.heads.delete(sk);
     const modifyIndex = await this.index.next();

@@ -37,6 +37,8 @@ export class ModifyIndex {
   /** The highest value this process has seen: a write's answer reports it without a read. */
   private seen = 1;
   private known?: CounterState & { at: number };
+  /** Until when no guess is made: a guess just failed, so other processes are writing too. */
+  private distrustUntil = 0;
 
   constructor(private readonly part: Partition) {}
 
@@ -51,14 +53,21 @@ export class ModifyIndex {
     this.known = { ...state, at: Date.now() };
   }
 
+  /**
+   * Drops the guess after a write that conditioned on it failed, and makes none for a while:
+   * with other processes writing, a guess mostly fails (a failed transaction costs a read to
+   * explain it, then the read and the write again), while a read made beside the token check
+   * costs no round trip of its own.
+   */
   forget(): void {
     this.known = undefined;
+    this.distrustUntil = Date.now() + GUESS_MS;
   }
 
   /** The counter as this process last read or wrote it, if recent enough to write on condition of it. */
   guess(): CounterState | undefined {
     const k = this.known;
-    return k && Date.now() - k.at < GUESS_MS ? { value: k.value, version: k.version } : undefined;
+    return k && Date.now() - k.at < GUESS_MS && Date.now() >= this.distrustUntil ? { value: k.value, version: k.version } : undefined;
   }
 
   /** The counter from a read of its item (absent: value 0, version 0). */
