@@ -40,7 +40,9 @@ export class Heads {
       return undefined;
     }
     const head = { version: item.version, createIndex: item.value.createIndex, modifyIndex: item.value.modifyIndex };
-    this.set(sk, { present: true, ...head });
+    // A read overtaken by this process's own later write keeps the write's head.
+    const known = this.get(sk);
+    if (!known?.present || known.version <= head.version) this.set(sk, { present: true, ...head });
     return head;
   }
 }

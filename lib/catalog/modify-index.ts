@@ -47,9 +47,10 @@ export class ModifyIndex {
     return n;
   }
 
-  /** Records the counter as read or written now. */
+  /** Records the counter as read or written now (a read that was overtaken by a newer state is not kept). */
   remember(state: CounterState): void {
     this.note(state.value);
+    if (this.known && state.version < this.known.version) return;
     this.known = { ...state, at: Date.now() };
   }
 
