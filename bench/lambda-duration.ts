@@ -14,21 +14,20 @@
  *   npx tsx bench/lambda-duration.ts
  *   BENCH_N=100 npx tsx bench/lambda-duration.ts     (N for both functions)
  */
-import { createRequire } from 'node:module';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readEnvironment } from '../lib/config';
+import { dynaliteWithTransactions } from '../lib/store/dynalite-transact';
 import { depsFromEnvironment } from '../lib/composition';
 import { setLogLevel } from '../lib/log';
 import { sysFunctionApp } from '../lib/sys-function';
 import { httpEvent, type HttpApiEventV2 } from '../test/helpers/apigw';
 import { RUNNER_CONTEXT, buildFunctions, bundle, coldStart, initialisedTable, median, round } from './bundle';
 
-const dynalite = createRequire(import.meta.url)('dynalite') as (o: Record<string, number>) => Server;
 
 /** What the runner is asked to do: setup requests (each must answer 2xx), then `n` timed ones. */
 interface Plan {
@@ -101,7 +100,8 @@ type Counted = Record<string, { calls: number; bytes: number; max: number }>;
 
 /** dynalite with a listener that counts requests by X-Amz-Target between the runner's marks. */
 async function countingDynamo(): Promise<{ endpoint: string; counts: () => Counted; close: () => Promise<void> }> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // dynalite as the tests and the local service run it: answering TransactWriteItems too.
+  const server = dynaliteWithTransactions({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let counting = false;
   let counted: Counted = {};
   server.prependListener('request', (req: IncomingMessage) => {
