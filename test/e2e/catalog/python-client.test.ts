@@ -84,6 +84,48 @@ describe('python3-consul against the catalog', () => {
   });
 });
 
+const WATCH_SCRIPT = `
+import json, sys, threading, time
+import consul
+host, port = sys.argv[1], int(sys.argv[2])
+c = consul.Consul(host=host, port=port)
+c.kv.put('pyw/watched', 'before')
+index, item = c.kv.get('pyw/watched')
+out = {'index': index, 'modify_index': item['ModifyIndex']}
+def other():
+    time.sleep(0.3)
+    c.kv.put('pyw/other', 'x')
+    time.sleep(0.5)
+    c.kv.put('pyw/watched', 'after')
+threading.Thread(target=other).start()
+started = time.time()
+new_index, new_item = c.kv.get('pyw/watched', index=index, wait='10s')
+out['waited'] = time.time() - started
+out['new_index'] = new_index
+out['new_value'] = new_item['Value'].decode()
+out['new_modify_index'] = new_item['ModifyIndex']
+print(json.dumps(out))
+`;
+
+describe('python3-consul watching a key', () => {
+  it("answers a key's ModifyIndex as its index and wakes a blocking get when that key changes, not another", async () => {
+    const { port, hostname } = new URL(svc.url);
+    const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', WATCH_SCRIPT, hostname, port], { timeout: 60_000 });
+    const out = JSON.parse(stdout) as {
+      index: string;
+      modify_index: number;
+      waited: number;
+      new_index: string;
+      new_value: string;
+      new_modify_index: number;
+    };
+    expect(Number(out.index)).toBe(out.modify_index);
+    expect(out.new_value).toBe('after');
+    expect(Number(out.new_index)).toBe(out.new_modify_index);
+    expect(out.new_modify_index).toBeGreaterThan(out.modify_index);
+  });
+});
+
 const ACL_SCRIPT = `
 import json, sys
 import consul
