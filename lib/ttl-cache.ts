@@ -32,6 +32,19 @@ export class TtlCache<K, V> {
   }
 }
 
+/**
+ * `load()`'s promise under `key` while fresh, shared by concurrent callers; a failed load is not
+ * kept (and a newer entry set meanwhile is left alone).
+ */
+export function cachedLoad<K, T>(cache: TtlCache<K, Promise<unknown>>, key: K, load: () => Promise<T>): Promise<T> {
+  const hit = cache.get(key);
+  if (hit) return hit as Promise<T>;
+  const value = load();
+  cache.set(key, value);
+  value.catch(() => cache.get(key) === value && cache.delete(key));
+  return value;
+}
+
 /** The TTL for auth reads: AUTH_CACHE_MS, default 1000 (0 turns caching off). */
 export function authCacheMs(env: NodeJS.ProcessEnv = process.env): number {
   const v = Number(env.AUTH_CACHE_MS ?? 1000);

@@ -5,7 +5,7 @@
  * One bounded TtlCache per store (lib/ttl-cache.ts), at most MAX_ENTRIES records.
  */
 import type { Store } from '../store/store';
-import { TtlCache } from '../ttl-cache';
+import { cachedLoad, TtlCache } from '../ttl-cache';
 
 const TTL_MS = 2000;
 const MAX_ENTRIES = 1000;
@@ -18,14 +18,7 @@ function cacheOf(store: Store): TtlCache<string, Promise<unknown>> {
 }
 
 export function cached<T>(store: Store, key: string, load: () => Promise<T>): Promise<T> {
-  const c = cacheOf(store);
-  const hit = c.get(key);
-  if (hit) return hit as Promise<T>;
-  const value = load();
-  c.set(key, value);
-  // A failed read is not kept; a newer entry set meanwhile is left alone.
-  value.catch(() => c.get(key) === value && c.delete(key));
-  return value;
+  return cachedLoad(cacheOf(store), key, load);
 }
 
 export function invalidate(store: Store, key: string): void {

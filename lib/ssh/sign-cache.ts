@@ -6,7 +6,7 @@
  * Certificates and revocations are not here: the KRL is read afresh.
  */
 import type { Partition } from '../store/store';
-import { TtlCache } from '../ttl-cache';
+import { cachedLoad, TtlCache } from '../ttl-cache';
 
 export const SIGN_CACHE_TTL_MS = 2000;
 const MAX_ENTRIES = 1000;
@@ -25,13 +25,7 @@ function mountCache(store: object, mount: string): TtlCache<string, Promise<unkn
 
 /** `load()`'s value for `key` on the mount, shared while fresh; a failed load is not kept. */
 export function cachedOnMount<T>(store: object, mount: string, key: string, load: () => Promise<T>): Promise<T> {
-  const c = mountCache(store, mount);
-  const hit = c.get(key);
-  if (hit) return hit as Promise<T>;
-  const value = load();
-  c.set(key, value);
-  value.catch(() => c.get(key) === value && c.delete(key));
-  return value;
+  return cachedLoad(mountCache(store, mount), key, load);
 }
 
 export function forgetMount(store: object, mount: string): void {
