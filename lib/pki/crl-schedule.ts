@@ -37,13 +37,13 @@ export async function scheduledCrls(deps: Deps, deadline: number): Promise<CrlSc
 export async function mountCrls(deps: Deps, part: Partition, deadline: number): Promise<Omit<CrlScheduleReport, 'mount'>> {
   const report = { complete: 0, delta: 0, pruned: 0, failed: 0 };
   const repo = pkiRepository(deps, part);
-  const config = await repo.config('crl');
+  // Both are needed whether or not CRLs are rebuilt here (the overdue gauge reads the issuers).
+  const [config, all] = await Promise.all([repo.config('crl'), repo.issuers()]);
   if (!config.autoRebuild) {
-    await countOverdue(deps, part, await repo.issuers());
+    await countOverdue(deps, part, all);
     report.pruned = await pruneDeltaWal(part, Infinity);
     return report;
   }
-  const all = await repo.issuers();
   let oldestCutoff = Infinity;
   for (const issuer of all.filter((i) => i.keyId && i.usage.includes('crl-signing'))) {
     if (Date.now() >= deadline) return report;
@@ -80,10 +80,8 @@ export async function mountCrls(deps: Deps, part: Partition, deadline: number): 
 
 /** How many of the mount's CRLs are past their next update (none built counts as none overdue): the CrlsOverdue gauge. */
 async function countOverdue(deps: Deps, part: Partition, issuers: { id: string; keyId?: string; usage: string[] }[]): Promise<void> {
-  let overdue = 0;
-  for (const issuer of issuers.filter((i) => i.keyId && i.usage.includes('crl-signing'))) {
-    const base = await crlBase(part, issuer.id);
-    if (base?.nextUpdate && deps.now() >= base.nextUpdate) overdue++;
-  }
+  const signing = issuers.filter((i) => i.keyId && i.usage.includes('crl-signing'));
+  const bases = await Promise.all(signing.map((i) => crlBase(part, i.id)));
+  const overdue = bases.filter((b) => b?.nextUpdate && deps.now() >= b.nextUpdate).length;
   metrics.pki.crlOverdue.set({ mount: mountOf(part.name) }, overdue);
 }
