@@ -15,6 +15,7 @@ import { AuditHasher } from '../../lib/audit/hasher';
 import { ServiceFault } from '../../lib/domain-errors';
 import { httpErrorOf } from '../../lib/errors';
 import { LocalKeyWrapper } from '../../lib/keys/local-key';
+import { metrics } from '../../lib/metrics/catalog';
 import { Sealer } from '../../lib/keys/sealed';
 import { createTestStore } from '../helpers/store';
 
@@ -240,6 +241,19 @@ describe('Auditor devices', () => {
     expect(httpErrorOf(err).messages).toEqual(['the audit log could not record the request']);
     expect(String((err as Error).message)).not.toContain(TOKEN);
     await expect(auditor.response(request(), { status: 200 }, undefined)).rejects.toBeInstanceOf(AuditUnavailable);
+  });
+
+  it('counts records written and records no device took, by kind (the AuditWriteFailures alarm)', async () => {
+    const written = (kind: string) => metrics.audit.written.value({ kind });
+    const failed = (kind: string) => metrics.audit.failed.value({ kind });
+    const before = { w: written('request'), f: failed('request'), r: written('response') };
+    const good = new Auditor([fileDevice(newFile())], hasher);
+    await good.request(request());
+    await good.response(request(), { status: 200 }, undefined);
+    await new Auditor([fileDevice(blockedFile())], hasher).request(request()).catch(() => undefined);
+    expect(written('request')).toBe(before.w + 1);
+    expect(written('response')).toBe(before.r + 1);
+    expect(failed('request')).toBe(before.f + 1);
   });
 
   it('succeeds when one device of two fails, and the other has the record', async () => {
