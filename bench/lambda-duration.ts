@@ -28,7 +28,6 @@ import { sysFunctionApp } from '../lib/sys-function';
 import { httpEvent, type HttpApiEventV2 } from '../test/helpers/apigw';
 import { RUNNER_CONTEXT, buildFunctions, bundle, coldStart, initialisedTable, median, round } from './bundle';
 
-
 /** What the runner is asked to do: setup requests (each must answer 2xx), then `n` timed ones. */
 interface Plan {
   setup: HttpApiEventV2[];
