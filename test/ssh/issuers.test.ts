@@ -69,7 +69,8 @@ describe('references', () => {
   it('find an issuer by id, by name and as default', async () => {
     const { issuer } = await importIssuer(ssh, { key: ed25519(), name: 'ops', setDefault: false });
     for (const ref of [issuer.id, 'ops', 'default', ' Default ']) expect((await findIssuer(ssh, ref))!.id).toBe(issuer.id);
-    for (const ref of ['Ops', 'other', issuer.id.replace(/^./, 'f'), 'a/b']) expect(await findIssuer(ssh, ref)).toBeUndefined();
+    const otherId = (issuer.id.startsWith('f') ? '0' : 'f') + issuer.id.slice(1);
+    for (const ref of ['Ops', 'other', otherId, 'a/b']) expect(await findIssuer(ssh, ref)).toBeUndefined();
   });
 
   it('a stale claim does not resolve: the issuer record decides its name', async () => {
