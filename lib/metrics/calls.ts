@@ -3,7 +3,18 @@
  * wrapping it once where the dependencies are built) and AWS KMS calls (at the places that make
  * them), counted by operation and result with their duration.
  */
-import type { Partition, Store } from '../store/store';
+import type {
+  DeleteOptions,
+  IndexEntry,
+  IndexRange,
+  ItemRef,
+  Json,
+  ListOptions,
+  Partition,
+  PutOptions,
+  Store,
+  TransactWrite,
+} from '../store/store';
 import { metrics, type DomainMetrics } from './catalog';
 
 /** Runs one KMS call, counting it by operation and result with its duration. */
@@ -20,64 +31,99 @@ export async function timedKms<T>(operation: string, run: () => Promise<T>, m: D
   }
 }
 
-/** A method that returns a promise, timed as the storage operation `operation` (its method's name). */
-function timedMethod(fn: (...a: unknown[]) => unknown, self: object, operation: string, m: DomainMetrics) {
-  return (...args: unknown[]) => {
-    const started = performance.now();
-    const done = (result: string) => {
-      m.platform.storeCalls.inc({ operation, result });
-      m.platform.storeSeconds.observe({ operation }, (performance.now() - started) / 1000);
-    };
-    const out = fn.apply(self, args);
-    if (!(out instanceof Promise)) return out;
-    return out.then(
-      (v) => (done('ok'), v),
-      (e: unknown) => {
-        done('error');
-        throw e;
-      },
-    );
+/** Runs one storage call, counting it by operation and result with its duration. */
+function timed<T>(operation: string, call: Promise<T>, m: DomainMetrics): Promise<T> {
+  const started = performance.now();
+  const done = (result: string) => {
+    m.platform.storeCalls.inc({ operation, result });
+    m.platform.storeSeconds.observe({ operation }, (performance.now() - started) / 1000);
   };
-}
-
-/** `target` with every function property timed (`skip` aside); functions are wrapped once per property. */
-function timedObject<T extends object>(target: T, m: DomainMetrics, skip: ReadonlySet<PropertyKey>): T {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(target, {
-    get(t, prop) {
-      const v = Reflect.get(t, prop, t) as unknown;
-      if (typeof v !== 'function' || skip.has(prop) || typeof prop !== 'string') return v;
-      let w = wrapped.get(prop);
-      if (!w) {
-        w = timedMethod(v as (...a: unknown[]) => unknown, t, prop, m);
-        wrapped.set(prop, w);
-      }
-      return w;
+  return call.then(
+    (v) => (done('ok'), v),
+    (e: unknown) => {
+      done('error');
+      throw e;
     },
-  });
+  );
 }
-
-const NOT_CALLS = new Set<PropertyKey>(['constructor', 'close']);
 
 /**
- * The store with every partition's calls (and the store's own) counted and timed. Partitions are
- * stateless views of the store (one per mount), so one timed view per name is kept (up to a bound).
+ * A partition whose every call is timed. A class that forwards each call (not a Proxy: property
+ * reads such as `name` cost nothing extra, and the type checker holds it to the interface).
  */
-export function timedStore<S extends Store>(store: S, m: DomainMetrics = metrics): S {
-  const partitions = new Map<string, Partition>();
-  const timedPartition = (part: Partition) => {
-    let t = partitions.get(part.name);
+class TimedPartition implements Partition {
+  readonly name: string;
+  readonly atomicBatch?: boolean;
+
+  constructor(
+    private readonly p: Partition,
+    private readonly m: DomainMetrics,
+  ) {
+    this.name = p.name;
+    if (p.atomicBatch !== undefined) this.atomicBatch = p.atomicBatch;
+  }
+
+  get<T = Json>(key: string) {
+    return timed('get', this.p.get<T>(key), this.m);
+  }
+  put(key: string, value: Json, options?: PutOptions) {
+    return timed('put', this.p.put(key, value, options), this.m);
+  }
+  delete(key: string, options?: DeleteOptions) {
+    return timed('delete', this.p.delete(key, options), this.m);
+  }
+  list<T = Json>(prefix: string, options?: ListOptions) {
+    return timed('list', this.p.list<T>(prefix, options), this.m);
+  }
+  listKeys(prefix: string, options?: ListOptions) {
+    return timed('listKeys', this.p.listKeys(prefix, options), this.m);
+  }
+  queryIndex<T = Json>(name: string, range?: IndexRange) {
+    return timed('queryIndex', this.p.queryIndex<T>(name, range), this.m);
+  }
+  batchPut(items: { key: string; value: Json; index?: IndexEntry }[]) {
+    return timed('batchPut', this.p.batchPut(items), this.m);
+  }
+  batchDelete(keys: string[]) {
+    return timed('batchDelete', this.p.batchDelete(keys), this.m);
+  }
+  increment(key: string, by?: number) {
+    return timed('increment', this.p.increment(key, by), this.m);
+  }
+}
+
+/**
+ * The store with every partition's calls and its own (getMany, transact) counted and timed.
+ * Partitions are stateless views of the store (one per mount), so one timed view per name is
+ * kept (up to a bound).
+ */
+class TimedStore implements Store {
+  readonly atomicTransact: boolean;
+  private readonly partitions = new Map<string, Partition>();
+
+  constructor(
+    private readonly s: Store,
+    private readonly m: DomainMetrics,
+  ) {
+    this.atomicTransact = s.atomicTransact;
+  }
+
+  partition(name: string): Partition {
+    let t = this.partitions.get(name);
     if (!t) {
-      if (partitions.size >= 10_000) partitions.clear();
-      partitions.set(part.name, (t = timedObject(part, m, NOT_CALLS)));
+      if (this.partitions.size >= 10_000) this.partitions.clear();
+      this.partitions.set(name, (t = new TimedPartition(this.s.partition(name), this.m)));
     }
     return t;
-  };
-  const partitionOf = timedObject(store, m, new Set([...NOT_CALLS, 'partition']));
-  return new Proxy(partitionOf, {
-    get(t, prop, receiver) {
-      if (prop !== 'partition') return Reflect.get(t, prop, receiver) as unknown;
-      return (name: string) => timedPartition(store.partition(name));
-    },
-  });
+  }
+  getMany<T = Json>(refs: readonly ItemRef[]) {
+    return timed('getMany', this.s.getMany<T>(refs), this.m);
+  }
+  transact(writes: readonly TransactWrite[]) {
+    return timed('transact', this.s.transact(writes), this.m);
+  }
+}
+
+export function timedStore(store: Store, m: DomainMetrics = metrics): Store {
+  return new TimedStore(store, m);
 }
