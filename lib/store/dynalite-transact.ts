@@ -10,7 +10,11 @@
  * hold, dynalite's own putItem, deleteItem and updateItem actions run against a staging view of
  * its store (same table, the items read under the locks, writes recorded instead of made), and
  * what they staged, items and index entries, is written as ONE LevelDB batch: all or nothing.
- * Not implemented: ClientRequestToken idempotency, ReturnConsumedCapacity/ItemCollectionMetrics.
+ * ClientRequestToken (which the AWS SDK always sends) is honoured as DynamoDB does: a repeat of a
+ * request that succeeded, with the same token and the same items, within 10 minutes, answers success
+ * without writing again; the same token with other items is an IdempotentParameterMismatchException.
+ * ReturnConsumedCapacity / ReturnItemCollectionMetrics other than NONE are not supported: refused
+ * with a ValidationException naming the parameter, never answered as if honoured.
  */
 import { createRequire } from 'node:module';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -98,10 +102,11 @@ export function dynaliteWithTransactions(options: object): Server {
   }
   const [inner] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
+  const done = new Map<string, { items: string; until: number }>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || req.headers['x-amz-target'] !== TARGET) return inner!(req, res);
     readBody(req)
-      .then((body) => answer(store!, req, body))
+      .then((body) => answer(store!, req, body, done))
       .then(
         ([status, out]) => send(req, res, status, out),
         (e: unknown) => send(req, res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(e) }),
@@ -132,7 +137,11 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, body: J
 const fail = (e: DynaliteError): [number, Json] => [e.statusCode ?? 400, e.body ?? { message: e.message }];
 const isDynaliteError = (e: unknown): e is DynaliteError => e instanceof Error && 'statusCode' in e && 'body' in e;
 
-async function answer(store: DynaliteStore, req: IncomingMessage, body: string): Promise<[number, Json]> {
+/** Successful requests by ClientRequestToken (their items as JSON), for DynamoDB's 10-minute idempotency window. */
+type Done = Map<string, { items: string; until: number }>;
+const IDEMPOTENCY_MS = 10 * 60_000;
+
+async function answer(store: DynaliteStore, req: IncomingMessage, body: string, done: Done): Promise<[number, Json]> {
   const auth = req.headers.authorization;
   if (!auth || !auth.trim().startsWith('AWS4-'))
     return [
@@ -146,12 +155,50 @@ async function answer(store: DynaliteStore, req: IncomingMessage, body: string):
     return [400, { __type: 'com.amazon.coral.service#SerializationException' }];
   }
   try {
+    refuseUnsupported(data);
+    const repeat = idempotentRepeat(data, done);
+    if (repeat) return repeat;
     const ops = parse(store, data.TransactItems);
     await resolveTables(store, ops);
-    return await run(store, ops);
+    const out = await run(store, ops);
+    if (out[0] === 200 && typeof data.ClientRequestToken === 'string') remember(data, done);
+    return out;
   } catch (e) {
     if (isDynaliteError(e)) return fail(e);
     throw e;
+  }
+}
+
+/** The answer to a repeat of a request that succeeded (the same token and items, in the window); a mismatch is refused. */
+function idempotentRepeat(data: Json, done: Done): [number, Json] | undefined {
+  const token = data.ClientRequestToken;
+  if (token === undefined) return undefined;
+  if (typeof token !== 'string' || token.length < 1 || token.length > 36)
+    throw db.validationError('ClientRequestToken must be a string of 1 to 36 characters');
+  const seen = done.get(token);
+  if (!seen || seen.until <= Date.now()) return undefined;
+  if (seen.items !== JSON.stringify(data.TransactItems))
+    return [
+      400,
+      {
+        __type: 'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException',
+        message: 'The request uses the same client token as a previous, but non-identical request.',
+      },
+    ];
+  return [200, {}];
+}
+
+function remember(data: Json, done: Done): void {
+  const now = Date.now();
+  if (done.size >= 10_000) for (const [k, v] of done) if (v.until <= now || done.size >= 10_000) done.delete(k);
+  done.set(data.ClientRequestToken as string, { items: JSON.stringify(data.TransactItems), until: now + IDEMPOTENCY_MS });
+}
+
+/** Parameters this emulation does not honour: refused by name rather than ignored. */
+function refuseUnsupported(data: Json): void {
+  for (const name of ['ReturnConsumedCapacity', 'ReturnItemCollectionMetrics'] as const) {
+    if (data[name] !== undefined && data[name] !== 'NONE')
+      throw db.validationError(`${name} other than NONE is not supported by this dynalite`);
   }
 }
 

@@ -79,6 +79,25 @@ describe('TransactWriteItems on dynalite', () => {
     expect((await get(client, 's'))?.n).toEqual({ S: 'not a number' });
   });
 
+  it('honours ClientRequestToken as DynamoDB does, and refuses by name what it does not honour', async () => {
+    const { client } = await server();
+    await ensureTable(client, TABLE);
+    const put = (v: string): TransactWriteItem[] => [{ Put: { TableName: TABLE, Item: { ...key('t'), v: { S: v } } } }];
+    const send = (items: TransactWriteItem[], extra: object) =>
+      client.send(new TransactWriteItemsCommand({ TransactItems: items, ...extra }));
+    await expect(send(put('x'), { ReturnConsumedCapacity: 'TOTAL' })).rejects.toThrow(/ReturnConsumedCapacity other than NONE/);
+    await expect(send(put('x'), { ReturnItemCollectionMetrics: 'SIZE' })).rejects.toThrow(/ReturnItemCollectionMetrics other than NONE/);
+    expect(await get(client, 't')).toBeUndefined();
+    await send(put('x'), { ClientRequestToken: 'token-1' });
+    await client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('t'), v: { S: 'changed' } } }));
+    // A repeat of a request that succeeded answers success and writes nothing again.
+    await send(put('x'), { ClientRequestToken: 'token-1' });
+    expect((await get(client, 't'))?.v).toEqual({ S: 'changed' });
+    await expect(send(put('y'), { ClientRequestToken: 'token-1' })).rejects.toThrow(/same client token/);
+    await send(put('z'), { ClientRequestToken: 'token-2', ReturnConsumedCapacity: 'NONE' });
+    expect((await get(client, 't'))?.v).toEqual({ S: 'z' });
+  });
+
   it('returns the old item with a failed condition when asked (ReturnValuesOnConditionCheckFailure)', async () => {
     const { client } = await server();
     await ensureTable(client, TABLE);
