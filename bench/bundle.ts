@@ -8,6 +8,7 @@
  *
  *   npx tsx bench/bundle.ts            (5 cold starts per function)
  *   BENCH_RUNS=10 npx tsx bench/bundle.ts
+ *   BENCH_FUNCTIONS=pki,ssh npx tsx bench/bundle.ts   (only those functions)
  *
  * Targets: bundle < 1 MB, cold init < 150 ms. Figures are for this machine's node, not a
  * Lambda arm64 sandbox; the KMS client is loaded (it is in the bundle) but not called.
@@ -181,7 +182,7 @@ export async function initialisedTable(dir: string, endpoint: string): Promise<{
   return { env, rootToken };
 }
 
-export async function run(options: { runs?: number; quiet?: boolean } = {}): Promise<BundleBenchResult> {
+export async function run(options: { runs?: number; quiet?: boolean; only?: string[] } = {}): Promise<BundleBenchResult> {
   const runs = options.runs ?? 5;
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-bench-bundle-'));
   const dynamo = await startEmbeddedDynamo();
@@ -191,6 +192,7 @@ export async function run(options: { runs?: number; quiet?: boolean } = {}): Pro
     await writeFile(runner, RUNNER);
     const functions: FunctionFigures[] = [];
     for (const [name, fn] of Object.entries(buildFunctions())) {
+      if (options.only && !options.only.includes(name)) continue;
       const file = await bundle(name, fn, join(dir, 'out'));
       const bytes = (await stat(file)).size;
       const deflated = deflateRawSync(await readFile(file), { level: 9 }).length;
@@ -273,5 +275,6 @@ export function formatTable(r: BundleBenchResult): string {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const n = Number(process.env.BENCH_RUNS ?? 5);
-  await run({ runs: Number.isInteger(n) && n > 0 ? n : 5 });
+  const only = process.env.BENCH_FUNCTIONS?.split(',').filter(Boolean);
+  await run({ runs: Number.isInteger(n) && n > 0 ? n : 5, ...(only?.length ? { only } : {}) });
 }

@@ -2,9 +2,9 @@
 import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import sshpk from 'sshpk';
-import ssh2 from 'ssh2';
 import { InvalidInput } from '../domain-errors';
 import { publicBlob, publicLine } from './ssh-key';
+import { parseSshKey } from './ssh2-lazy';
 
 const generate = promisify(generateKeyPair);
 
@@ -38,14 +38,13 @@ export async function generateSshKey(o: GenerateOptions): Promise<KeyObject> {
 }
 
 /** Reads a private key in PKCS#1, PKCS#8, SEC1 or OpenSSH form (unencrypted). */
-export function parsePrivateKey(text: string, field = 'private_key'): KeyObject {
+export async function parsePrivateKey(text: string, field = 'private_key'): Promise<KeyObject> {
   const clean = text.trim();
   if (!clean) throw new InvalidInput(`missing ${field}`);
   try {
     if (!clean.includes('OPENSSH PRIVATE KEY')) return checkType(createPrivateKey(clean), field);
     // OpenSSH's own format: ssh2 reads it into a PEM node:crypto takes (sshpk's PKCS#8 output does not parse).
-    const parsed = ssh2.utils.parseKey(clean);
-    const first = Array.isArray(parsed) ? parsed[0] : parsed;
+    const first = await parseSshKey(clean);
     if (!first || first instanceof Error || !first.isPrivateKey()) throw new Error('not an unencrypted private key');
     return checkType(createPrivateKey(first.getPrivatePEM()), field);
   } catch (e) {
@@ -67,8 +66,8 @@ function checkType(key: KeyObject, field: string): KeyObject {
 }
 
 /** Imports a CA key pair, checking the public key belongs to the private key. */
-export function importCaKey(privateText: string, publicText: string): KeyObject {
-  const key = parsePrivateKey(privateText);
+export async function importCaKey(privateText: string, publicText: string): Promise<KeyObject> {
+  const key = await parsePrivateKey(privateText);
   let given: Buffer;
   try {
     given = sshpk.parseKey(publicText.trim(), 'ssh').toBuffer('rfc4253');

@@ -1,7 +1,8 @@
 /** Running an install script on a remote host over SSH (ssh2), as the role's admin user. */
-import ssh2 from 'ssh2';
+import type { Client } from 'ssh2';
 import { InvalidInput } from '../domain-errors';
 import { BUILT_IN_INSTALL_SCRIPT } from './install-script';
+import { loadSsh2 } from './ssh2-lazy';
 
 export interface RemoteHost {
   host: string;
@@ -56,7 +57,8 @@ export function scriptCommand(run: ScriptRun): string {
   ].join('; ');
 }
 
-export function runScript(host: RemoteHost, run: ScriptRun): Promise<void> {
+export async function runScript(host: RemoteHost, run: ScriptRun): Promise<void> {
+  const ssh2 = await loadSsh2();
   return new Promise((resolve, reject) => {
     const conn = new ssh2.Client();
     let done = false;
@@ -80,7 +82,7 @@ export function runScript(host: RemoteHost, run: ScriptRun): Promise<void> {
   });
 }
 
-function exec(conn: ssh2.Client, run: ScriptRun, where: string, finish: (err?: Error) => void): void {
+function exec(conn: Client, run: ScriptRun, where: string, finish: (err?: Error) => void): void {
   conn.exec(scriptCommand(run), (err, stream) => {
     if (err) return finish(new RemoteError(`failed to run the install script on ${where}: ${err.message}`, 'script', err));
     let stderr = '';

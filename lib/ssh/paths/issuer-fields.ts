@@ -22,7 +22,7 @@ export async function caKeyOf(d: FieldValues<typeof caKeyFields>): Promise<{ key
   if (!supplied) return { key: await generateSshKey({ keyType: d.key_type, keyBits: d.key_bits }), generated: true };
   if (!d.private_key) throw new BadRequest('missing private_key');
   if (!d.public_key) throw new BadRequest('missing public_key');
-  return { key: importCaKey(d.private_key, d.public_key), generated: false };
+  return { key: await importCaKey(d.private_key, d.public_key), generated: false };
 }
 
 /** An issuer as OpenBao answers it. */

@@ -68,7 +68,7 @@ export const keyPaths = [
     operations: {
       write: async (req) => {
         const name = checkName(req.data.name, 'key');
-        await new SshStore(req.deps, req.part).putKey(name, checkAdminKey(req.data.key));
+        await new SshStore(req.deps, req.part).putKey(name, await checkAdminKey(req.data.key));
       },
       delete: async (req) => {
         await new SshStore(req.deps, req.part).deleteKey(req.data.name);

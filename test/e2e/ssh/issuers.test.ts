@@ -224,7 +224,7 @@ describe('a mount written by the previous release', () => {
   it('is migrated on first use: its CA key is the default issuer, signs, and config/ca stays for that release', async () => {
     const svc = await sshService();
     const part = mountPartition(svc.deps, 'ssh', 'ssh');
-    const key = parsePrivateKey(keygen(dir, 'ed25519').privText);
+    const key = await parsePrivateKey(keygen(dir, 'ed25519').privText);
     // What the previous release's config/ca write stored: the public key line and the PKCS#8 key sealed under config/ca.
     const line = publicLine(key);
     const pem = key.export({ format: 'pem', type: 'pkcs8' }).toString();
