@@ -16,6 +16,7 @@ import type {
   TransactWrite,
 } from '../store/store';
 import { metrics, type DomainMetrics } from './catalog';
+import type { BoundCounter, BoundHistogram } from './registry';
 
 /** Runs one KMS call, counting it by operation and result with its duration. */
 export async function timedKms<T>(operation: string, run: () => Promise<T>, m: DomainMetrics = metrics): Promise<T> {
@@ -31,20 +32,56 @@ export async function timedKms<T>(operation: string, run: () => Promise<T>, m: D
   }
 }
 
-/** Runs one storage call, counting it by operation and result with its duration. */
-function timed<T>(operation: string, call: Promise<T>, m: DomainMetrics): Promise<T> {
-  const started = performance.now();
-  const done = (result: string) => {
-    m.platform.storeCalls.inc({ operation, result });
-    m.platform.storeSeconds.observe({ operation }, (performance.now() - started) / 1000);
-  };
-  return call.then(
-    (v) => (done('ok'), v),
-    (e: unknown) => {
-      done('error');
+/** The storage operations that are timed: a partition's calls and the store's own. */
+const OPERATIONS = [
+  'get',
+  'put',
+  'delete',
+  'list',
+  'listKeys',
+  'queryIndex',
+  'batchPut',
+  'batchDelete',
+  'increment',
+  'getMany',
+  'transact',
+] as const;
+type Operation = (typeof OPERATIONS)[number];
+
+/**
+ * One storage operation's counters and latency, each bound to its labels once: a timed call
+ * builds no label key and allocates no closure (this runs on every store call of every request).
+ */
+class CallTimer {
+  private readonly ok: BoundCounter;
+  private readonly failed: BoundCounter;
+  private readonly seconds: BoundHistogram;
+
+  constructor(operation: Operation, m: DomainMetrics) {
+    this.ok = m.platform.storeCalls.bind({ operation, result: 'ok' });
+    this.failed = m.platform.storeCalls.bind({ operation, result: 'error' });
+    this.seconds = m.platform.storeSeconds.bind({ operation });
+  }
+
+  async run<T>(call: Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      const out = await call;
+      this.ok.inc();
+      return out;
+    } catch (e) {
+      this.failed.inc();
       throw e;
-    },
-  );
+    } finally {
+      this.seconds.observe((performance.now() - started) / 1000);
+    }
+  }
+}
+
+type Timers = Record<Operation, CallTimer>;
+
+function timers(m: DomainMetrics): Timers {
+  return Object.fromEntries(OPERATIONS.map((o) => [o, new CallTimer(o, m)])) as Timers;
 }
 
 /**
@@ -57,38 +94,38 @@ class TimedPartition implements Partition {
 
   constructor(
     private readonly p: Partition,
-    private readonly m: DomainMetrics,
+    private readonly t: Timers,
   ) {
     this.name = p.name;
     if (p.atomicBatch !== undefined) this.atomicBatch = p.atomicBatch;
   }
 
   get<T = Json>(key: string) {
-    return timed('get', this.p.get<T>(key), this.m);
+    return this.t.get.run(this.p.get<T>(key));
   }
   put(key: string, value: Json, options?: PutOptions) {
-    return timed('put', this.p.put(key, value, options), this.m);
+    return this.t.put.run(this.p.put(key, value, options));
   }
   delete(key: string, options?: DeleteOptions) {
-    return timed('delete', this.p.delete(key, options), this.m);
+    return this.t.delete.run(this.p.delete(key, options));
   }
   list<T = Json>(prefix: string, options?: ListOptions) {
-    return timed('list', this.p.list<T>(prefix, options), this.m);
+    return this.t.list.run(this.p.list<T>(prefix, options));
   }
   listKeys(prefix: string, options?: ListOptions) {
-    return timed('listKeys', this.p.listKeys(prefix, options), this.m);
+    return this.t.listKeys.run(this.p.listKeys(prefix, options));
   }
   queryIndex<T = Json>(name: string, range?: IndexRange) {
-    return timed('queryIndex', this.p.queryIndex<T>(name, range), this.m);
+    return this.t.queryIndex.run(this.p.queryIndex<T>(name, range));
   }
   batchPut(items: { key: string; value: Json; index?: IndexEntry }[]) {
-    return timed('batchPut', this.p.batchPut(items), this.m);
+    return this.t.batchPut.run(this.p.batchPut(items));
   }
   batchDelete(keys: string[]) {
-    return timed('batchDelete', this.p.batchDelete(keys), this.m);
+    return this.t.batchDelete.run(this.p.batchDelete(keys));
   }
   increment(key: string, by?: number) {
-    return timed('increment', this.p.increment(key, by), this.m);
+    return this.t.increment.run(this.p.increment(key, by));
   }
 }
 
@@ -100,27 +137,29 @@ class TimedPartition implements Partition {
 class TimedStore implements Store {
   readonly atomicTransact: boolean;
   private readonly partitions = new Map<string, Partition>();
+  private readonly t: Timers;
 
   constructor(
     private readonly s: Store,
-    private readonly m: DomainMetrics,
+    m: DomainMetrics,
   ) {
     this.atomicTransact = s.atomicTransact;
+    this.t = timers(m);
   }
 
   partition(name: string): Partition {
     let t = this.partitions.get(name);
     if (!t) {
       if (this.partitions.size >= 10_000) this.partitions.clear();
-      this.partitions.set(name, (t = new TimedPartition(this.s.partition(name), this.m)));
+      this.partitions.set(name, (t = new TimedPartition(this.s.partition(name), this.t)));
     }
     return t;
   }
   getMany<T = Json>(refs: readonly ItemRef[]) {
-    return timed('getMany', this.s.getMany<T>(refs), this.m);
+    return this.t.getMany.run(this.s.getMany<T>(refs));
   }
   transact(writes: readonly TransactWrite[]) {
-    return timed('transact', this.s.transact(writes), this.m);
+    return this.t.transact.run(this.s.transact(writes));
   }
 }
 

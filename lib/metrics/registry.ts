@@ -102,10 +102,15 @@ export abstract class Metric {
 
   /** The series for these labels (a missing one is ''; an undeclared name throws, checked when a label set is first seen), created on first use. */
   protected seriesFor(labels: Labels): Series {
-    const values = this.labelNames.map((n) => labels[n] ?? '');
-    const key = seriesKey(values);
+    // The key is built in one pass (no array of values): this runs on every recorded value.
+    let key = '';
+    for (const n of this.labelNames) {
+      const v = labels[n] ?? '';
+      key += `${v.length}:${v}`;
+    }
     let s = this.series.get(key);
     if (s) return s;
+    const values = this.labelNames.map((n) => labels[n] ?? '');
     for (const k of Object.keys(labels)) {
       if (!this.labelNames.includes(k)) throw new Error(`metric ${this.name} has no label "${k}"`);
     }
@@ -168,6 +173,30 @@ export class Counter extends Metric {
   value(labels: Labels = {}): number {
     return this.series.get(seriesKey(this.labelNames.map((n) => labels[n] ?? '')))?.sum ?? 0;
   }
+
+  /**
+   * This counter for one label set known in advance (a store operation and its result): the
+   * series is looked up once, on first use, so a hot path records with no label key to build.
+   */
+  bind(labels: Labels): BoundCounter {
+    const fixed = { ...labels };
+    let s: Series | undefined;
+    return {
+      inc: (by = 1) => {
+        if (!recording) return;
+        if (!Number.isFinite(by) || by < 0) throw new Error(`counter ${this.name} cannot go up by ${by}`);
+        this.record((s ??= this.seriesFor(fixed)), by, fixed);
+      },
+    };
+  }
+}
+
+export interface BoundCounter {
+  inc(by?: number): void;
+}
+
+export interface BoundHistogram {
+  observe(value: number): void;
 }
 
 /** Observations counted into buckets by upper bound, with their count and sum. */
@@ -193,9 +222,25 @@ export class Histogram extends Metric {
 
   observe(labels: Labels, value: number): void {
     if (!recording || !Number.isFinite(value)) return;
-    const s = this.seriesFor(labels);
+    this.observeIn(this.seriesFor(labels), value, labels);
+  }
+
+  /** This histogram for one label set known in advance, looked up once (see Counter.bind). */
+  bind(labels: Labels): BoundHistogram {
+    const fixed = { ...labels };
+    let s: Series | undefined;
+    return {
+      observe: (value) => {
+        if (!recording || !Number.isFinite(value)) return;
+        this.observeIn((s ??= this.seriesFor(fixed)), value, fixed);
+      },
+    };
+  }
+
+  private observeIn(s: Series, value: number, labels: Labels): void {
     this.record(s, value, labels);
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.buckets![i]! += 1;
+    const buckets = s.buckets!;
+    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) buckets[i]! += 1;
   }
 
   /** Count and sum for exactly these labels. */

@@ -5,7 +5,7 @@
  * the declared path template (never the path asked: it names items), one of five operations and
  * a status class; a request no route took has an empty mount and path.
  */
-import { registry, type Registry } from './registry';
+import { registry, type BoundCounter, type BoundHistogram, type Registry } from './registry';
 
 const OPERATIONS = new Set(['read', 'list', 'update', 'create', 'delete']);
 
@@ -23,10 +23,49 @@ export function requestMetrics(r: Registry) {
       labels: ['function', 'mount', 'operation', 'status_class'],
       cloudwatch: { name: 'RequestDuration', unit: 'Seconds', dimensions: ['mount', 'operation', 'status_class'] },
     }),
+    /** The series bound so far (seriesOf), up to MAX_BOUND label sets (values from configuration: mounts, routes). */
+    bound: { root: new Map() as Level, size: 0 },
   };
 }
 
+type RequestMetrics = ReturnType<typeof requestMetrics>;
+
 const metrics = requestMetrics(registry);
+
+/** One label set's request count and duration, bound once (registry.ts `bind`). */
+interface RequestSeries {
+  count: BoundCounter;
+  duration: BoundHistogram;
+}
+
+/** Nested maps from each label value in turn to the bound series: no key string is built per request. */
+type Level = Map<string, Level | RequestSeries>;
+
+const MAX_BOUND = 5000;
+
+function seriesOf(m: RequestMetrics, fn: string, mount: string, path: string, op: string, cls: string): RequestSeries {
+  const cache = m.bound;
+  if (cache.size >= MAX_BOUND) {
+    cache.root = new Map();
+    cache.size = 0;
+  }
+  let level = cache.root;
+  for (const v of [fn, mount, path, op]) {
+    let next = level.get(v) as Level | undefined;
+    if (!next) level.set(v, (next = new Map()));
+    level = next;
+  }
+  let s = level.get(cls) as RequestSeries | undefined;
+  if (!s) {
+    s = {
+      count: m.requests.bind({ function: fn, mount, path, operation: op, status_class: cls }),
+      duration: m.duration.bind({ function: fn, mount, operation: op, status_class: cls }),
+    };
+    level.set(cls, s);
+    cache.size++;
+  }
+  return s;
+}
 
 /** `2xx`, `4xx`, … for a status (anything outside 100–599 is `5xx`: the edge answered wrongly). */
 export function statusClass(status: number): string {
@@ -45,9 +84,9 @@ export interface AnsweredRequest {
 
 export function recordRequest(a: AnsweredRequest, m = metrics): void {
   const op = a.operation && OPERATIONS.has(a.operation) ? a.operation : 'other';
-  const cls = statusClass(a.status);
   const fn = typeof a.function === 'string' ? a.function : '';
   const mount = typeof a.mount === 'string' ? a.mount : '';
-  m.requests.inc({ function: fn, mount, path: typeof a.path === 'string' ? a.path : '', operation: op, status_class: cls });
-  m.duration.observe({ function: fn, mount, operation: op, status_class: cls }, a.seconds);
+  const s = seriesOf(m, fn, mount, typeof a.path === 'string' ? a.path : '', op, statusClass(a.status));
+  s.count.inc();
+  s.duration.observe(a.seconds);
 }

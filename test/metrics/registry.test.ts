@@ -72,6 +72,31 @@ describe('metrics registry', () => {
     expect(c.value({ k: 'v0' })).toBe(1);
   });
 
+  it('records through bound handles into the same series as labelled calls, listener included', () => {
+    const r = new Registry();
+    const c = r.counter({ name: 'calls_total', help: 'c', labels: ['operation', 'result'] });
+    const h = r.histogram({ name: 'calls_seconds', help: 'h', labels: ['operation'], buckets: [0.01, 1] });
+    const seen: unknown[] = [];
+    r.listen((x) => seen.push([x.metric.name, x.labels, x.value]));
+    const ok = c.bind({ operation: 'get', result: 'ok' });
+    const get = h.bind({ operation: 'get' });
+    expect(c.all()).toHaveLength(0); // nothing shown before a value is recorded
+    ok.inc();
+    ok.inc(2);
+    c.inc({ operation: 'get', result: 'ok' });
+    get.observe(0.5);
+    get.observe(Number.NaN);
+    expect(c.value({ operation: 'get', result: 'ok' })).toBe(4);
+    expect(c.all()).toHaveLength(1);
+    expect(h.value({ operation: 'get' })).toEqual({ count: 1, sum: 0.5 });
+    expect(r.prometheusText()).toContain(
+      'calls_seconds_bucket{operation="get",le="0.01"} 0\ncalls_seconds_bucket{operation="get",le="1"} 1',
+    );
+    expect(seen[0]).toEqual(['calls_total', { operation: 'get', result: 'ok' }, 1]);
+    expect(() => ok.inc(-1)).toThrow(/cannot go up/);
+    expect(() => c.bind({ nope: 'x' }).inc()).toThrow(/no label "nope"/);
+  });
+
   it("answers the reference server's JSON shape", () => {
     let t = 0;
     const r = new Registry(() => t);
@@ -115,6 +140,8 @@ describe('recording off (METRICS=off)', () => {
       c.inc();
       h.observe({}, 1);
       g.set({}, 3);
+      c.bind({}).inc();
+      h.bind({}).observe(1);
       expect(r.prometheusText()).not.toMatch(/^x_total /m);
       expect(c.value()).toBe(0);
       expect(g.value()).toBeUndefined();
