@@ -114,6 +114,8 @@ export type CompareAs = 'lower-case' | 'address';
 export interface Authorizer {
   /** Checks the request's token and policies. Throws Forbidden (403), or returns the caller. Counts one use of a token with num_uses. */
   authorize(req: AccessRequest): Promise<Principal>;
+  /** The caller `authorize` let in, checked again for another operation (its token's use not counted again). Throws Forbidden. */
+  recheck(principal: Principal, req: AccessRequest): Promise<void>;
 }
 
 /** The `wrap_info` block of a wrapped answer, as Vault answers it. */

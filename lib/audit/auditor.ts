@@ -106,10 +106,10 @@ export class Auditor {
  * Renders records and hands them to the devices: one line per device (raw or hashed); settles
  * once every device has written or failed, and succeeds when at least one wrote it. The
  * `"auth":…,"request":…` part is rendered once per request and mode: the response record
- * repeats the request record's (a request is not changed once recorded).
+ * repeats the request record's, unless the request's operation changed after it was recorded.
  */
 export class RecordWriter {
-  private readonly heads = new Map<string, { raw?: string; hashed?: string }>();
+  private readonly heads = new Map<string, { raw?: string; hashed?: string; operation: string }>();
   private readonly hashes: RepeatedHashes;
 
   constructor(
@@ -143,7 +143,10 @@ export class RecordWriter {
     error: string | undefined,
     time: string,
   ): Promise<void> {
-    const heads = this.heads.get(req.id) ?? {};
+    // The response reuses the request's rendering unless the operation changed since (a write
+    // let in as update that found its item gone is checked, and recorded, as a create).
+    const kept = this.heads.get(req.id);
+    const heads = kept?.operation === req.operation ? kept : { operation: req.operation };
     if (kind === 'request') this.heads.set(req.id, heads);
     else this.heads.delete(req.id);
     const lines: { raw?: string; hashed?: string } = {};

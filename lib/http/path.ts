@@ -39,6 +39,14 @@ export interface ReqContext {
    * for a secret that must not exist without a lease (write-ahead). Otherwise return `secret`.
    */
   secrets: ReturnType<Deps['secrets']>;
+  /**
+   * On a write to a path with an existence check: whether the item was found (the request was
+   * let in as `update`; otherwise `create`), and `confirm`, which the handler calls with what it
+   * finds as it writes. When that differs (the item was created or deleted meanwhile, or the
+   * check answered from a guess), the caller's policies are checked again for the other
+   * operation (Forbidden when they do not allow it) and the audit record names it.
+   */
+  existence?: { found: boolean; confirm(exists: boolean): Promise<void> };
 }
 
 /** A secret the answer hands out: the edge makes its lease after the handler and renders lease_id, lease_duration, renewable. */
@@ -110,7 +118,7 @@ export interface PathSpec<F extends Fields = Fields> {
    * Items of the mount's partition the handler of `op` will read, by key: read together while
    * the token is checked, and handed to the handler's first read of each (primed-partition.ts).
    */
-  readAhead?: (params: Record<string, string>, op: OpName) => string[];
+  readAhead?: (params: Record<string, string>, op: OpName, at: ExistsReq) => string[];
   /**
    * A write takes its body as sent: the handler gets the bytes and the content type in
    * `req.body` / `req.contentType`, with no JSON parsing and no body fields (the size limit holds).

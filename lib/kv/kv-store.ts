@@ -8,9 +8,10 @@
  * item (crash-safe); a record over MAX_RECORD_BYTES is refused before anything is written.
  */
 import type { Deps } from '../deps';
-import { InvalidInput } from '../domain-errors';
+import { ConflictError, InvalidInput } from '../domain-errors';
 import type { SealedValue } from '../keys/sealed';
 import { mutate, type Json, type Partition } from '../store/store';
+import { kvCache, MAX_CACHED_BYTES, recordKey } from './record-cache';
 import { DEFAULT_CONFIG, type KvConfig, type SecretRecord } from './records';
 
 /** The most a secret's record may hold, all kept versions sealed (base64): 8 MiB. */
@@ -25,46 +26,121 @@ export const secretKey = (path: string) => `s/${path}`;
 /** Version 2's mount settings. */
 export const CONFIG_KEY = 'config';
 
+/** Told what a write finds when it writes: whether the secret exists (the request may have been let in as the other operation). */
+export type ConfirmExistence = (exists: boolean) => Promise<void>;
+
 export class KvStore {
+  /** `confirm`: told, as each change is made, whether the secret exists (a write let in as create or update: lib/http/path.ts `existence`). */
   constructor(
-    private readonly deps: Pick<Deps, 'sealer'>,
+    private readonly deps: Pick<Deps, 'sealer' | 'store'>,
     readonly part: Partition,
+    private readonly confirm?: ConfirmExistence,
   ) {}
 
-  async config(): Promise<KvConfig> {
-    return (await this.part.get<KvConfig>(CONFIG_KEY))?.value ?? DEFAULT_CONFIG;
+  private get cache() {
+    return kvCache(this.deps.store);
+  }
+
+  /** The mount's config as stored (`fresh`), or as this process last saw it within TRUST_MS (writes: record-cache.ts). */
+  async config({ fresh = true } = {}): Promise<KvConfig> {
+    const key = recordKey(this.part.name, CONFIG_KEY);
+    const seen = fresh ? undefined : this.cache.configs.get(key);
+    if (seen) return seen;
+    const config = (await this.part.get<KvConfig>(CONFIG_KEY))?.value ?? DEFAULT_CONFIG;
+    this.cache.configs.set(key, config);
+    return config;
+  }
+
+  /** Whether the config is fresh enough in this process not to be read (a write's readAhead skips it then). */
+  knowsConfig(): boolean {
+    return this.cache.configs.get(recordKey(this.part.name, CONFIG_KEY)) !== undefined;
   }
 
   async putConfig(config: KvConfig): Promise<void> {
+    const key = recordKey(this.part.name, CONFIG_KEY);
+    this.cache.configs.delete(key);
     await this.part.put(CONFIG_KEY, config);
+    this.cache.configs.set(key, config);
   }
 
   async secret(path: string): Promise<SecretRecord | undefined> {
     return (await this.part.get<SecretRecord>(secretKey(path)))?.value;
   }
 
-  async exists(path: string): Promise<boolean> {
+  /**
+   * Whether the secret is there. With `guess`, a record this process wrote within TRUST_MS
+   * answers yes without a read: `change` verifies it (its first attempt is conditioned on it).
+   */
+  async exists(path: string, { guess = false } = {}): Promise<boolean> {
+    if (guess && this.cache.records.get(recordKey(this.part.name, secretKey(path)))) return true;
     return (await this.part.get(secretKey(path))) !== undefined;
   }
 
-  /** Read-modify-write of one secret's record; `change` returning undefined writes nothing. */
-  async change(
-    path: string,
-    change: (current: SecretRecord | undefined) => Promise<SecretRecord | undefined> | SecretRecord | undefined,
-  ): Promise<SecretRecord | undefined> {
-    return mutate<SecretRecord>(
+  /**
+   * Read-modify-write of one secret's record; `change` returning undefined writes nothing.
+   * `confirm` hears whether the record exists each time a change of it is about to be written.
+   */
+  async change(path: string, change: RecordChange): Promise<SecretRecord | undefined> {
+    const key = secretKey(path);
+    const { confirm } = this;
+    const guessed = await this.changeGuessed(key, change);
+    if (guessed) return guessed.value;
+    let bytes = 0;
+    let version = 0;
+    const next = await mutate<SecretRecord>(
       this.part,
-      secretKey(path),
+      key,
       async (current) => {
+        await confirm?.(current !== undefined);
         const next = await change(current);
-        if (next) checkSize(next);
+        if (next) bytes = checkSize(next);
         return next;
       },
-      { attempts: 64 },
+      { attempts: 64, written: (v) => (version = v) },
     );
+    if (next) this.remember(key, next, version, bytes);
+    return next;
+  }
+
+  /**
+   * A change's first attempt on the record this process last wrote, conditioned on its version:
+   * undefined (then the record is read) when there is none, when it is stale, or when the change
+   * writes nothing or refuses (a check-and-set, a missing version): decided on a guess, that
+   * answer is not given before the record is read.
+   */
+  private async changeGuessed(key: string, change: RecordChange) {
+    const ck = recordKey(this.part.name, key);
+    const guess = this.cache.records.get(ck);
+    if (!guess) return undefined;
+    let next: SecretRecord | undefined;
+    let bytes = 0;
+    try {
+      next = await change(guess.value);
+      if (next) bytes = checkSize(next);
+    } catch {
+      return undefined;
+    }
+    if (!next) return undefined;
+    await this.confirm?.(true);
+    try {
+      this.remember(key, next, await this.part.put(key, next, { ifVersion: guess.version }), bytes);
+      return { value: next };
+    } catch (e) {
+      if (!(e instanceof ConflictError)) throw e;
+      this.cache.records.delete(ck);
+      return undefined;
+    }
+  }
+
+  /** Keeps a record this process wrote (not the largest: MAX_CACHED_BYTES). */
+  private remember(key: string, value: SecretRecord, version: number, bytes: number): void {
+    const ck = recordKey(this.part.name, key);
+    if (version > 0 && bytes <= MAX_CACHED_BYTES) this.cache.records.set(ck, { key, value, version });
+    else this.cache.records.delete(ck);
   }
 
   async remove(path: string): Promise<void> {
+    this.cache.records.delete(recordKey(this.part.name, secretKey(path)));
     await this.part.delete(secretKey(path));
   }
 
@@ -114,10 +190,14 @@ export class KvStore {
 
 const versionAad = (path: string, version: number) => `kv:${path}#${version}`;
 
-function checkSize(record: SecretRecord | V1Record): void {
+/** The record's size as stored (JSON bytes); TooLarge over MAX_RECORD_BYTES. */
+function checkSize(record: SecretRecord | V1Record): number {
   const bytes = Buffer.byteLength(JSON.stringify(record as Json));
   if (bytes > MAX_RECORD_BYTES)
     throw new TooLarge(
       `secret too large to store: its kept versions would take ${bytes} bytes sealed, over the ${MAX_RECORD_BYTES}-byte limit per secret; lower max_versions or store less`,
     );
+  return bytes;
 }
+
+type RecordChange = (current: SecretRecord | undefined) => Promise<SecretRecord | undefined> | SecretRecord | undefined;

@@ -42,7 +42,7 @@ export class KvSecrets {
   }
 
   async write(path: string, data: Record<string, unknown>, cas: number | undefined): Promise<Written> {
-    const config = await this.store.config();
+    const config = await this.store.config({ fresh: false });
     const next = await this.store.change(path, async (current) => {
       checkCas(current, config, cas);
       const secret = current ?? newSecret(this.now());
@@ -53,7 +53,7 @@ export class KvSecrets {
 
   /** Merges `patch` into the current version as a new version; NotFoundError when there is none to patch. */
   async patch(path: string, patch: Record<string, unknown>, cas: number | undefined): Promise<Written> {
-    const config = await this.store.config();
+    const config = await this.store.config({ fresh: false });
     const next = await this.store.change(path, async (current) => {
       if (!current) throw new NotFoundError('no secret at this path; patch only works on existing data');
       checkCas(current, config, cas);

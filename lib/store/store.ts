@@ -144,7 +144,7 @@ export async function mutate<T extends Json>(
   part: Partition,
   key: string,
   change: (current: T | undefined) => T | undefined | Promise<T | undefined>,
-  options: { attempts?: number; index?: (value: T) => IndexEntry | null } = {},
+  options: { attempts?: number; index?: (value: T) => IndexEntry | null; written?: (version: number) => void } = {},
 ): Promise<T | undefined> {
   const attempts = options.attempts ?? 8;
   for (let i = 0; ; i++) {
@@ -152,10 +152,11 @@ export async function mutate<T extends Json>(
     const next = await change(current?.value);
     if (next === undefined) return undefined;
     try {
-      await part.put(key, next, {
+      const version = await part.put(key, next, {
         ...(current ? { ifVersion: current.version } : { ifAbsent: true }),
         ...(options.index ? { index: options.index(next) } : {}),
       });
+      options.written?.(version);
       return next;
     } catch (e) {
       const lost = e instanceof ConflictError || e instanceof ExistsError;

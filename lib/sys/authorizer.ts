@@ -20,13 +20,7 @@ export class TokenAuthorizer implements Authorizer {
     if (!found) throw new Forbidden('permission denied: invalid or expired token');
     const { record } = found;
     checkBoundCidrs(record, req.remoteAddress);
-    const op = await req.op;
-    if (!root(record)) {
-      const acl = await this.policies.rules(record.policies, found.read);
-      const perms = acl.permissions(req.path, op === 'list');
-      if (!allows(perms, op, req.sudo, req.params)) throw new Forbidden();
-      if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new Forbidden();
-    }
+    if (!root(record)) await this.check(record.policies, req, found.read);
     // Concurrent requests may have taken the last uses first.
     if (!(await this.tokens.use(record, found.version))) throw new Forbidden('permission denied: invalid or expired token');
     const principal = principalOf(record);
@@ -34,5 +28,20 @@ export class TokenAuthorizer implements Authorizer {
     if (record.num_uses === 1) principal.snapshot = { ...record, num_uses: 0 };
     else principal.record = record.num_uses ? { ...record, num_uses: record.num_uses - 1 } : record;
     return principal;
+  }
+
+  /**
+   * The request, let in already, checked again as another operation (a write that found its item
+   * created or deleted meanwhile) on the policies that let it in: the token's use is not counted again.
+   */
+  async recheck(principal: Principal, req: AccessRequest): Promise<void> {
+    if (!principal.policies.includes('root')) await this.check(principal.policies, req);
+  }
+
+  private async check(policies: string[], req: AccessRequest, read?: Parameters<Policies['rules']>[1]): Promise<void> {
+    const op = await req.op;
+    const acl = await this.policies.rules(policies, read);
+    if (!allows(acl.permissions(req.path, op === 'list'), op, req.sudo, req.params)) throw new Forbidden();
+    if (req.listing && acl.permissions(req.listing, true)?.capabilities.has('deny')) throw new Forbidden();
   }
 }

@@ -41,6 +41,7 @@ describe('the edge', () => {
     'pki/cache.ts',
     'pki/repository.ts',
     'pki/ocsp.ts',
+    'kv/record-cache.ts',
   ];
 
   it('keeps no side table about paths, results or requests (facts live on the declaration, the result or the context)', () => {

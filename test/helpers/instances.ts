@@ -21,14 +21,15 @@ export interface Instances {
   root: string;
 }
 
-export async function instancesOnOneStore(engines: EngineModule[], count = 2): Promise<Instances> {
+/** `audit`: the instances' audit devices (AUDIT_DEVICES' syntax; default none). */
+export async function instancesOnOneStore(engines: EngineModule[], count = 2, { audit = 'none' } = {}): Promise<Instances> {
   const { endpoint, table } = await createTestStore();
   const wrapper = new LocalKeyWrapper(randomBytes(32));
   const env = {
     ...readEnvironment({}),
     tableName: table,
     dynamoEndpoint: endpoint,
-    audit: { devices: parseAuditDevices('none'), logRaw: false },
+    audit: { devices: parseAuditDevices(audit), logRaw: false },
   };
   const deps = Array.from({ length: count }, () => {
     const d = createDeps({ env, store: new DynamoStore(dynamoApi(env), table), wrapper });

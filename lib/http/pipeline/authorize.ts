@@ -33,33 +33,34 @@ export async function authorize(call: Call): Promise<void> {
   if (spec.unauthenticated?.includes(op)) return;
   // While the token is checked: the existence check, and the items the handler will read.
   const as = accessOp(op, spec, { params: call.params, mount: call.set.mount, part: call.part, deps });
-  const ahead = readAhead(call);
+  const ahead = readAhead(call, { params: call.params, mount: call.set.mount, part: call.part, deps });
   // Each is awaited below; a failure the token check overtakes must not go unhandled meanwhile.
   as.catch(() => undefined);
   ahead.catch(() => undefined);
   const coerced = call.fields && 'data' in call.fields ? call.fields.data : undefined;
+  call.access = {
+    token,
+    path: accessPath(call.full, op),
+    op: as,
+    sudo: spec.sudo?.includes(op) ?? false,
+    params: accessParams(spec.fields, call.input, coerced, spec.derivedParams),
+    ...(op === 'read' && spec.readLists ? { listing: accessPath(call.full, 'list') } : {}),
+    ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
+  };
   try {
-    call.principal = await deps.authorizer.authorize({
-      token,
-      path: accessPath(call.full, op),
-      op: as,
-      sudo: spec.sudo?.includes(op) ?? false,
-      params: accessParams(spec.fields, call.input, coerced, spec.derivedParams),
-      ...(op === 'read' && spec.readLists ? { listing: accessPath(call.full, 'list') } : {}),
-      ...(scope.remoteAddress ? { remoteAddress: scope.remoteAddress } : {}),
-    });
+    call.principal = await deps.authorizer.authorize(call.access);
   } finally {
     // The audit record names create or update, refused or not (when the existence check answered).
     const decided = await as.catch(() => undefined);
-    if (decided) audit.request.operation = decided;
+    if (decided) audit.request.operation = call.decided = decided;
   }
   audit.request.principal = call.principal;
   await ahead;
 }
 
 /** Reads the items the path declares the handler will read (PathSpec.readAhead) into the request's partition. */
-async function readAhead(call: Call): Promise<void> {
-  const keys = call.spec.readAhead?.(call.params, call.op) ?? [];
+async function readAhead(call: Call, at: ExistsReq): Promise<void> {
+  const keys = call.spec.readAhead?.(call.params, call.op, at) ?? [];
   if (!keys.length) return;
   const partition = call.part.name;
   await call.primed.prime(keys, (ks) => call.deps.store.getMany(ks.map((key) => ({ partition, key }))));

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../../deps';
 import type { Partition } from '../../store/store';
 import type { PrimedPartition } from '../primed-partition';
-import type { OpName, Principal, WrapInfo } from '../../types';
+import type { AccessOp, AccessRequest, OpName, Principal, WrapInfo } from '../../types';
 import type { AuditTrail } from '../middleware/audit-trail';
 import type { RequestScope } from '../middleware/request-scope';
 import type { PathSpec, Result, RouteSet } from '../path';
@@ -36,6 +36,10 @@ export interface Call {
   /** The fields coerced (decode), or why they could not be; thrown by validate, after authorize. */
   fields?: { data: Record<string, unknown>; ignored: string[] } | { error: unknown };
   token?: string;
+  /** What the authorizer was asked (authorize), kept for a write whose existence turns out otherwise (existence.ts). */
+  access?: AccessRequest;
+  /** A write's create or update, as the existence check decided it (and existence.ts may change it). */
+  decided?: AccessOp;
   /** The caller, once authorized (absent on unauthenticated operations). */
   principal?: Principal;
   /** The fields the handler gets, and the warning about parameters no field takes (validate). */

@@ -6,6 +6,7 @@
 import type { Req, Result } from '../path';
 import { requestedWrapTtl } from '../wrap-ttl';
 import type { Call } from './call';
+import { existenceOf } from './existence';
 import { secretsOf } from './lease';
 
 /** The request as the handler sees it. */
@@ -22,6 +23,7 @@ export function handlerRequest(call: Call): Req {
     headers: request.headers,
     deps: call.deps,
     secrets: secretsOf(call),
+    ...withExistence(call),
     ...(call.principal ? { principal: call.principal } : {}),
     ...(call.token ? { token: call.token } : {}),
     ...(request.method === 'HEAD' ? { head: true } : {}),
@@ -29,6 +31,11 @@ export function handlerRequest(call: Call): Req {
     ...(call.raw ? { body: call.raw.body, ...(call.raw.contentType ? { contentType: call.raw.contentType } : {}) } : {}),
     ...(call.spec.takesArbitraryInput ? { input: call.input } : {}),
   };
+}
+
+function withExistence(call: Call): Pick<Req, 'existence'> {
+  const existence = existenceOf(call);
+  return existence ? { existence } : {};
 }
 
 export async function run(call: Call): Promise<Result> {

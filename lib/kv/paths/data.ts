@@ -8,7 +8,7 @@ import { definePath, type Result } from '../../http/path';
 import type { VersionRead } from '../secrets';
 import { kvSecrets, secretExists } from './common';
 import { storing, versionMeta } from './shapes';
-import { CONFIG_KEY, secretKey } from '../kv-store';
+import { CONFIG_KEY, KvStore, secretKey } from '../kv-store';
 
 const fields = {
   path: f.pathParam({ description: 'the secret' }),
@@ -47,8 +47,12 @@ export const dataPaths = [
     fields,
     help: 'Read a version of a secret, write a new version (check-and-set with options.cas), patch the current version, or soft-delete it.',
     exists: secretExists,
-    // A read needs the secret's record; a write the mount's config too (the record comes with the existence check).
-    readAhead: (params, op) => (op === 'read' ? [secretKey(params.path ?? '')] : op === 'write' || op === 'patch' ? [CONFIG_KEY] : []),
+    // A read needs the secret's record; a write the mount's config too, unless this process
+    // knows it (the record comes with the existence check, or from this process's last write).
+    readAhead: (params, op, at) => {
+      if (op === 'read') return [secretKey(params.path ?? '')];
+      return (op === 'write' || op === 'patch') && !new KvStore(at.deps, at.part).knowsConfig() ? [CONFIG_KEY] : [];
+    },
     operations: {
       read: async (req) => {
         const r = await kvSecrets(req).read(req.data.path, req.data.version ?? 0);

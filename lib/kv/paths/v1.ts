@@ -5,7 +5,7 @@
 import { BadRequest, NotFound } from '../../errors';
 import { f } from '../../http/fields';
 import { definePath } from '../../http/path';
-import { kvStore, listFolder, secretExists } from './common';
+import { kvStore, listFolder, secretExistsV1 } from './common';
 import { storing } from './shapes';
 
 export const v1Paths = [
@@ -20,7 +20,7 @@ export const v1Paths = [
     fields: { path: f.pathParam({ description: 'the secret, or for LIST the folder' }) },
     takesArbitraryInput: true,
     help: 'Read, write (the body is the secret), delete a secret; LIST a folder.',
-    exists: secretExists,
+    exists: secretExistsV1,
     operations: {
       read: async (req) => {
         const data = await kvStore(req).readV1(req.data.path);

@@ -14,7 +14,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Auditor } from '../../../lib/audit/auditor';
 import { fileDevice } from '../../../lib/audit/devices';
-import type { AccessRequest } from '../../../lib/http/auth';
+import type { AccessRequest, Principal } from '../../../lib/http/auth';
 import { f } from '../../../lib/http/fields';
 import { definePath, type Req } from '../../../lib/http/path';
 import { accessPath } from '../../../lib/http/pipeline/authorize';
@@ -48,6 +48,20 @@ const paths = [
       },
     },
     help: 'items with an existence check',
+  }),
+  definePath({
+    // The existence check answers `exists` of the name; the write then finds the opposite (an item
+    // created or deleted between the check and the write) and says so, as a conditional write does.
+    pattern: 'racy/:exists',
+    fields: { exists: f.pathParam() },
+    exists: async ({ params }) => params.exists === 'yes',
+    operations: {
+      write: async (req) => {
+        await req.existence!.confirm(req.data.exists !== 'yes');
+        ran.push(req);
+      },
+    },
+    help: 'a write whose item changes between its existence check and its write',
   }),
   definePath({
     pattern: 'plain/:name',
@@ -90,6 +104,10 @@ beforeAll(async () => {
         asked.push({ ...req, op: await req.op });
         return real.authorize(req);
       },
+      recheck: async (principal: Principal, req: AccessRequest) => {
+        asked.push({ ...req, op: await req.op });
+        return real.recheck(principal, req);
+      },
     },
   };
   app = createVaultApi({ name: 'authorize-test', deps, routes: [{ prefix: 'edge', mount, paths }] });
@@ -109,16 +127,18 @@ async function policy(name: string, hcl: string): Promise<string> {
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The audit request record of the answer `r` (by its request id). */
-function auditedRequest(r: { headers: Headers }): Rec {
+function audited(type: 'request' | 'response', r: { headers: Headers }): Rec {
   const id = r.headers.get('x-request-id');
   const recs = readFileSync(auditFile, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Rec);
-  const rec = recs.find((x) => x.type === 'request' && x.request.id === id);
-  if (!rec) throw new Error(`no request record for ${id}`);
+  const rec = recs.find((x) => x.type === type && x.request.id === id);
+  if (!rec) throw new Error(`no ${type} record for ${id}`);
   return rec;
 }
+const auditedRequest = (r: { headers: Headers }) => audited('request', r);
+const auditedResponse = (r: { headers: Headers }) => audited('response', r);
 
 describe('accessPath', () => {
   it('gives a LIST its trailing slash and every other operation none', () => {
@@ -162,6 +182,37 @@ describe('authorize: create or update', () => {
     const changed = await call(app, 'POST', '/v1/edge/items/audited', { token: svc.root, body: {} });
     expect(auditedRequest(made).request.operation).toBe('create');
     expect(auditedRequest(changed).request.operation).toBe('update');
+  });
+});
+
+describe('authorize: a write that finds its item changed', () => {
+  it('is checked again as the other operation: create alone may not replace what appeared, update alone may not create what vanished', async () => {
+    const creator = await policy('racy-create', 'path "edge/racy/*" { capabilities = ["create"] }');
+    const updater = await policy('racy-update', 'path "edge/racy/*" { capabilities = ["update"] }');
+    const appeared = await call(app, 'POST', '/v1/edge/racy/no', { token: creator, body: {} });
+    expect(appeared.status).toBe(403);
+    const vanished = await call(app, 'POST', '/v1/edge/racy/yes', { token: updater, body: {} });
+    expect(vanished.status).toBe(403);
+    expect(ran).toHaveLength(0);
+    expect(asked.map((a) => a.op)).toEqual(['create', 'update', 'update', 'create']);
+    // The request record names the operation it was let in as; the response the one refused.
+    expect(auditedRequest(appeared).request.operation).toBe('create');
+    expect(auditedResponse(appeared)).toMatchObject({ request: { operation: 'update' }, response: { status_code: 403 } });
+    expect(auditedResponse(vanished)).toMatchObject({ request: { operation: 'create' }, response: { status_code: 403 } });
+  });
+
+  it('goes on when the policies allow the other operation too, recorded as it was done', async () => {
+    const both = await policy('racy-both', 'path "edge/racy/*" { capabilities = ["create", "update"] }');
+    const r = await call(app, 'POST', '/v1/edge/racy/no', { token: both, body: {} });
+    expect(r.status).toBe(204);
+    expect(ran).toHaveLength(1);
+    expect(auditedResponse(r).request.operation).toBe('update');
+  });
+
+  it('is not offered to a handler whose path has no existence check, nor to a read', async () => {
+    await call(app, 'POST', '/v1/edge/plain/x', { token: svc.root, body: {} });
+    await call(app, 'GET', '/v1/edge/items/x', { token: svc.root });
+    expect(ran.map((r) => r.existence)).toEqual([undefined, undefined]);
   });
 });
 
