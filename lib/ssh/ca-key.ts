@@ -1,8 +1,8 @@
 /** The CA key pair: generated (every type and size the spec lists) or imported, then checked. */
 import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import sshpk from 'sshpk';
 import { InvalidInput } from '../domain-errors';
+import { readPublicLine } from './public-line';
 import { publicBlob, publicLine } from './ssh-key';
 import { parseSshKey } from './ssh2-lazy';
 
@@ -70,7 +70,7 @@ export async function importCaKey(privateText: string, publicText: string): Prom
   const key = await parsePrivateKey(privateText);
   let given: Buffer;
   try {
-    given = sshpk.parseKey(publicText.trim(), 'ssh').toBuffer('rfc4253');
+    given = publicBlob(readPublicLine(publicText.trim()));
   } catch (e) {
     throw new InvalidInput('public_key is not a valid SSH public key', { cause: e });
   }

@@ -1,11 +1,11 @@
 /** issue/<role>: the server generates a key pair and signs its public half under a ca role. */
 import type { KeyObject } from 'node:crypto';
-import sshpk from 'sshpk';
 import { InvalidInput } from '../domain-errors';
 import { generateSshKey } from './ca-key';
 import type { CaSigner } from './certificate';
 import type { Role } from './role';
 import { signKey, type SignContext, type SignInput, type Signed } from './sign';
+import { openSshEd25519PrivateKey } from './openssh-private';
 import { publicLine } from './ssh-key';
 
 export interface IssueInput extends Omit<SignInput, 'publicKey'> {
@@ -24,9 +24,7 @@ export interface Issued extends Signed {
 export function privateKeyText(key: KeyObject): string {
   if (key.asymmetricKeyType === 'rsa') return key.export({ format: 'pem', type: 'pkcs1' }).toString();
   if (key.asymmetricKeyType === 'ec') return key.export({ format: 'pem', type: 'sec1' }).toString();
-  const parsed = sshpk.parsePrivateKey(key.export({ format: 'pem', type: 'pkcs8' }).toString(), 'pkcs8');
-  parsed.comment = '';
-  return parsed.toString('ssh-private');
+  return openSshEd25519PrivateKey(key);
 }
 
 export async function issueKey(role: Role, ca: CaSigner, input: IssueInput, ctx: SignContext): Promise<Issued> {

@@ -1,0 +1,60 @@
+/** OpenSSH public key lines read without sshpk: ssh-keygen's keys of every type, and what is refused. */
+import { afterAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { readPublicLine, UnsupportedKeyType } from '../../lib/ssh/public-line';
+import { publicLine } from '../../lib/ssh/ssh-key';
+import { keygen, tempDir } from '../helpers/ssh-keys';
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('an OpenSSH public key line', () => {
+  it.each([
+    ['rsa', 2048],
+    ['rsa', 1024],
+    ['ecdsa', 256],
+    ['ecdsa', 384],
+    ['ecdsa', 521],
+    ['ed25519', undefined],
+  ] as const)("reads ssh-keygen's %s %s key and writes it back the same", (type, bits) => {
+    const files = keygen(dir, type, bits);
+    const key = readPublicLine(files.pubText);
+    const [kind, blob] = files.pubText.split(' ');
+    expect(publicLine(key)).toBe(`${kind} ${blob}\n`);
+    expect(key.type).toBe('public');
+  });
+
+  it('reads a line broken inside its base64, and one without a comment', () => {
+    const { pubText } = keygen(dir, 'ed25519');
+    const [kind, blob] = pubText.split(' ');
+    const broken = `${kind} ${blob!.slice(0, 20)}\n${blob!.slice(20)}`;
+    expect(publicLine(readPublicLine(broken))).toBe(`${kind} ${blob}\n`);
+    expect(publicLine(readPublicLine(`${kind} ${blob}`))).toBe(`${kind} ${blob}\n`);
+  });
+
+  it('names a DSA key as a type it does not sign for', () => {
+    expect(() => readPublicLine(keygen(dir, 'dsa').pubText)).toThrow(UnsupportedKeyType);
+  });
+
+  it.each([
+    ['malformed base64', 'ssh-ed25519 AAAA@@@'],
+    ['no key', 'ssh-ed25519'],
+    ['a truncated blob', 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ'],
+    ['an unknown type', 'foo bar'],
+  ])('refuses %s', (_, line) => {
+    expect(() => readPublicLine(line)).toThrow(Error);
+    expect(() => readPublicLine(line)).not.toThrow(UnsupportedKeyType);
+  });
+
+  it('refuses a line whose type is not the blob type', () => {
+    const [, blob] = keygen(dir, 'ed25519').pubText.split(' ');
+    expect(() => readPublicLine(`ssh-rsa ${blob}`)).toThrow(/not the blob type/);
+  });
+
+  it('refuses an EC point off its curve', () => {
+    const [kind, blob] = keygen(dir, 'ecdsa', 256).pubText.split(' ');
+    const bytes = Buffer.from(blob!, 'base64');
+    bytes[bytes.length - 1]! ^= 1;
+    expect(() => readPublicLine(`${kind} ${bytes.toString('base64')}`)).toThrow(Error);
+  });
+});
