@@ -70,7 +70,7 @@ export async function importCaKey(privateText: string, publicText: string): Prom
   const key = await parsePrivateKey(privateText);
   let given: Buffer;
   try {
-    given = publicBlob(readPublicLine(publicText.trim()));
+    given = readPublicLine(publicText.trim()).blob;
   } catch (e) {
     throw new InvalidInput('public_key is not a valid SSH public key', { cause: e });
   }
