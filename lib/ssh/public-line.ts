@@ -77,8 +77,22 @@ function readKey(type: string, r: WireReader): PublicKeyBlob {
  */
 export function readPublicLine(text: string): PublicKeyBlob {
   const trimmed = text.trim().replace(/[\\\r]/g, '');
-  const m = LINE.exec(trimmed) ?? LOOSE_LINE.exec(trimmed);
-  if (!m) throw new Error('key must match the OpenSSH public key line');
+  const strict = LINE.exec(trimmed);
+  if (strict) {
+    try {
+      return readMatch(strict);
+    } catch (e) {
+      // As sshpk: whitespace inside the base64 makes the strict pattern take part of the key for
+      // a comment; the loose pattern then reads the key through the whitespace.
+      if (e instanceof UnsupportedKeyType) throw e;
+    }
+  }
+  const loose = LOOSE_LINE.exec(trimmed);
+  if (!loose) throw new Error('key must match the OpenSSH public key line');
+  return readMatch(loose);
+}
+
+function readMatch(m: RegExpExecArray): PublicKeyBlob {
   const r = new WireReader(Buffer.from(m[2]!, 'base64'));
   const type = r.string().toString('latin1');
   if (family(type) !== family(m[1]!)) throw new Error('the key type in the line is not the blob type');
