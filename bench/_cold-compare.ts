@@ -12,32 +12,19 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedDynamo } from '../lib/store/embedded';
-import { httpEvent, scheduledEvent } from '../test/helpers/apigw';
-import { buildFunctions, coldStart, initialisedTable, median, round, RUNNER_CONTEXT, type ColdStart, type FunctionDef } from './bundle';
+import {
+  buildFunctions,
+  coldStart,
+  firstRequest,
+  initialisedTable,
+  median,
+  round,
+  RUNNER,
+  type ColdStart,
+  type FunctionDef,
+} from './bundle';
 
 const ROOT = join(import.meta.dirname, '..');
-
-const RUNNER = `
-const bootMs = performance.now();
-const mod = await import(process.argv[2]);
-const imported = performance.now();
-${RUNNER_CONTEXT}
-const result = await mod.handler(JSON.parse(process.env.BENCH_EVENT), context);
-const done = performance.now();
-await mod.handler(JSON.parse(process.env.BENCH_EVENT), context);
-const again = performance.now();
-process.stdout.write(JSON.stringify({
-  bootMs, importMs: imported - bootMs, firstResponseMs: done - imported, secondResponseMs: again - done,
-  status: result && typeof result.statusCode === 'number' ? result.statusCode : 'report',
-}));
-process.exit(0);
-`;
-
-function event(name: string, fn: FunctionDef): unknown {
-  if (name === 'sys') return httpEvent('GET', '/v1/sys/health');
-  const route = fn.events.find((e) => 'httpApi' in e);
-  return route && 'httpApi' in route ? httpEvent('GET', route.httpApi.path.replace('{proxy+}', '')) : scheduledEvent();
-}
 
 async function bundleFrom(root: string, fn: FunctionDef, outfile: string): Promise<string> {
   const settings = createRequire(join(root, 'package.json'))('./infra/esbuild.cjs') as { esbuild: Record<string, unknown> };
@@ -78,8 +65,8 @@ async function main() {
       const b = await bundleFrom(ROOT, fn, join(dir, `this-${name}.mjs`));
       const runs: [ColdStart[], ColdStart[]] = [[], []];
       for (let i = 0; i < n; i++) {
-        runs[0].push(await coldStart(runner, a, event(name, fn), env));
-        runs[1].push(await coldStart(runner, b, event(name, fn), env));
+        runs[0].push(await coldStart(runner, a, firstRequest(name, fn).event, env));
+        runs[1].push(await coldStart(runner, b, firstRequest(name, fn).event, env));
       }
       const [x, y] = runs.map(summary) as [ReturnType<typeof summary>, ReturnType<typeof summary>];
       console.log(

@@ -92,7 +92,7 @@ const context = {
 `;
 
 /** The runner each cold process executes: import, one invocation, figures on stdout. */
-const RUNNER = `
+export const RUNNER = `
 const bootMs = performance.now();
 const mod = await import(process.argv[2]);
 const imported = performance.now();
@@ -109,7 +109,7 @@ process.exit(0);
 `;
 
 /** The first request each function is timed on. */
-function firstRequest(name: string, fn: FunctionDef): { label: string; event: unknown } {
+export function firstRequest(name: string, fn: FunctionDef): { label: string; event: unknown } {
   if (name === 'sys') return { label: 'GET /v1/sys/health', event: httpEvent('GET', '/v1/sys/health') };
   const route = fn.events.find((e) => 'httpApi' in e);
   if (!route) return { label: 'scheduled event', event: scheduledEvent() };
