@@ -8,8 +8,9 @@ import type {
   QueryCommandInput,
   UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { InvalidInput } from '../domain-errors';
 import { INDEX_NAME } from './table';
-import type { IndexEntry, IndexRange } from './store';
+import type { IndexEntry, IndexRange, ListOptions } from './store';
 
 /** Largest JSON text kept inline in one item; larger values are split into chunk items. */
 export const INLINE_LIMIT = 300_000;
@@ -194,4 +195,26 @@ export function isIndexStartKey(key: Record<string, AttributeValue>, pk: string,
   if (k === undefined || k.pk !== pk || k.ipk !== ipk) return false;
   if (range.from !== undefined && byteCompare(k.isk!, range.from) < 0) return false;
   return range.to === undefined || byteCompare(k.isk!, range.to) <= 0;
+}
+
+/** Items per page: what the caller asks, at most 1,000 (both stores page the same). */
+const MAX_PAGE = 1000;
+
+export function pageSize(o: ListOptions): number {
+  return Math.max(1, Math.min(MAX_PAGE, o.limit ?? MAX_PAGE));
+}
+
+/** A list cursor's start key, refused unless it is a start key of this very query (as on DynamoDB). */
+export function startKeyOf(
+  cursor: string | undefined,
+  fits: (key: Record<string, AttributeValue>) => boolean,
+): Record<string, AttributeValue> | undefined {
+  let key: Record<string, AttributeValue> | undefined;
+  try {
+    key = decodeCursor(cursor);
+  } catch {
+    throw new InvalidInput('invalid list cursor');
+  }
+  if (key && !fits(key)) throw new InvalidInput('invalid list cursor');
+  return key;
 }

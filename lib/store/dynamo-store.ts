@@ -24,7 +24,6 @@ import type {
 } from './store';
 
 type Item = Record<string, AttributeValue>;
-const MAX_PAGE = 1000;
 
 export class DynamoStore implements Store {
   /** TransactWriteItems. */
@@ -112,8 +111,8 @@ class DynamoPartition implements Partition {
 
   /** One page of the items under `prefix` (keys only when `keysOnly`). */
   private queryPrefix(prefix: string, options: ListOptions, keysOnly: boolean) {
-    const cursor = cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
-    return this.api.query(P.prefixQueryParams(this.table, this.name, prefix, pageSize(options), cursor, keysOnly));
+    const cursor = P.startKeyOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
+    return this.api.query(P.prefixQueryParams(this.table, this.name, prefix, P.pageSize(options), cursor, keysOnly));
   }
 
   async list<T = Json>(prefix: string, options: ListOptions = {}): Promise<Page<StoredItem<T>>> {
@@ -132,8 +131,8 @@ class DynamoPartition implements Partition {
 
   async queryIndex<T = Json>(name: string, range: IndexRange = {}): Promise<Page<StoredItem<T>>> {
     const ipk = P.indexPartition(this.name, name);
-    const start = cursorOf(range.cursor, (k) => P.isIndexStartKey(k, this.name, ipk, range));
-    const out = await this.api.query(P.indexQueryParams(this.table, ipk, range, pageSize(range), start));
+    const start = P.startKeyOf(range.cursor, (k) => P.isIndexStartKey(k, this.name, ipk, range));
+    const out = await this.api.query(P.indexQueryParams(this.table, ipk, range, P.pageSize(range), start));
     const items = await Promise.all((out.Items ?? []).map((i) => this.decode<T>(i)));
     return page(items, out.LastEvaluatedKey);
   }
@@ -233,22 +232,6 @@ class DynamoPartition implements Partition {
     const text = item.v?.S ?? (item.gen?.S ? await this.readChunks(key, item.gen.S, Number(item.nch?.N ?? 0)) : 'null');
     return { key, version, value: JSON.parse(text) as T };
   }
-}
-
-function pageSize(o: ListOptions): number {
-  return Math.max(1, Math.min(MAX_PAGE, o.limit ?? MAX_PAGE));
-}
-
-/** Decodes a cursor, refusing one that is not a start key of this very query (the engine would fail). */
-function cursorOf(cursor: string | undefined, fits: (key: Item) => boolean): Item | undefined {
-  let key: Item | undefined;
-  try {
-    key = P.decodeCursor(cursor);
-  } catch {
-    throw new InvalidInput('invalid list cursor');
-  }
-  if (key && !fits(key)) throw new InvalidInput('invalid list cursor');
-  return key;
 }
 
 function page<T>(items: T[], last: Item | undefined): Page<T> {

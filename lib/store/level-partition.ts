@@ -9,24 +9,7 @@ import type { Db, GroupWriter, WriteView } from './level-writer';
 import type { DeleteOptions, IndexEntry, IndexRange, Json, ListOptions, Page, Partition, PutOptions, StoredItem } from './store';
 import { checkKey } from './transact-check';
 
-const MAX_PAGE = 1000;
 const PAGE_BYTES = 1024 * 1024;
-
-function pageSize(o: ListOptions): number {
-  return Math.max(1, Math.min(MAX_PAGE, o.limit ?? MAX_PAGE));
-}
-
-/** The decoded cursor, refused unless it is a start key of this very query (as on DynamoDB). */
-function cursorOf(cursor: string | undefined, fits: (key: ReturnType<typeof P.decodeCursor> & object) => boolean) {
-  let key: ReturnType<typeof P.decodeCursor>;
-  try {
-    key = P.decodeCursor(cursor);
-  } catch {
-    throw new InvalidInput('invalid list cursor');
-  }
-  if (key && !fits(key)) throw new InvalidInput('invalid list cursor');
-  return key;
-}
 
 /** A cursor's start key, in the DynamoDB store's form (so a cursor reads the same on both). */
 type CursorKey = Record<string, { S: string }>;
@@ -174,11 +157,11 @@ export class LevelPartition implements Partition {
   }
 
   async list<T = Json>(prefix: string, options: ListOptions = {}): Promise<Page<StoredItem<T>>> {
-    const start = cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
+    const start = P.startKeyOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
     const range = K.prefixRange(K.headKey(this.base, prefix));
     const it = this.db.iterator(start ? { gt: K.headKey(this.base, start.sk!.S!), lt: range.lt } : range);
     const items: StoredItem<T>[] = [];
-    return this.page(it, pageSize(options), items, ([raw, value]) => {
+    return this.page(it, P.pageSize(options), items, ([raw, value]) => {
       const key = K.keyOfHead(raw, this.base);
       items.push(this.item<T>(key, value));
       return { size: raw.length + value.length, cursor: { pk: { S: this.name }, sk: { S: key } } };
@@ -186,11 +169,11 @@ export class LevelPartition implements Partition {
   }
 
   async listKeys(prefix: string, options: ListOptions = {}): Promise<Page<string>> {
-    const start = cursorOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
+    const start = P.startKeyOf(options.cursor, (k) => P.isPrefixStartKey(k, this.name, prefix));
     const range = K.prefixRange(K.headKey(this.base, prefix));
     const it = this.db.iterator({ ...(start ? { gt: K.headKey(this.base, start.sk!.S!), lt: range.lt } : range), values: false });
     const items: string[] = [];
-    return this.page(it, pageSize(options), items, ([raw]) => {
+    return this.page(it, P.pageSize(options), items, ([raw]) => {
       const key = K.keyOfHead(raw, this.base);
       items.push(key);
       return { size: raw.length, cursor: { pk: { S: this.name }, sk: { S: key } } };
@@ -199,7 +182,7 @@ export class LevelPartition implements Partition {
 
   async queryIndex<T = Json>(name: string, range: IndexRange = {}): Promise<Page<StoredItem<T>>> {
     const ipk = P.indexPartition(this.name, name);
-    const start = cursorOf(range.cursor, (k) => P.isIndexStartKey(k, this.name, ipk, range));
+    const start = P.startKeyOf(range.cursor, (k) => P.isIndexStartKey(k, this.name, ipk, range));
     const base = this.indexBase(name);
     const bounds = K.indexRange(base, range.from, range.to);
     // One snapshot for the entries and the items they point at: an entry and its item agree.
@@ -211,7 +194,7 @@ export class LevelPartition implements Partition {
         snapshot,
       });
       const items: StoredItem<T>[] = [];
-      return await this.page(it, pageSize(range), items, ([raw]) => {
+      return await this.page(it, P.pageSize(range), items, ([raw]) => {
         const { sort, key } = K.parseIndexKey(raw, base);
         const head = this.db.getSync(K.headKey(this.base, key), { snapshot });
         if (head) items.push(this.item<T>(key, head));
