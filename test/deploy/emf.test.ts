@@ -9,28 +9,11 @@
  * the requests sent, by status class; no token, role name, serial, common name or key reaches an
  * EMF line.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, buildFunctions, initialisedTable, RUNNER_CONTEXT } from '../../bench/bundle';
 import { statusClass } from '../../lib/metrics/requests';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded';
 import { httpEvent, scheduledEvent } from '../helpers/apigw';
 import { emfLines, emfViolations } from '../helpers/emf-spec';
-
-/** Imports the bundle, invokes it with each event of LK_EVENTS in turn, writes the answers to LK_RESULTS. */
-const RUNNER = `
-import { writeFileSync } from 'node:fs';
-const mod = await import(process.argv[2]);
-${RUNNER_CONTEXT}
-const results = [];
-for (const event of JSON.parse(process.env.LK_EVENTS)) results.push(await mod.handler(event, context));
-writeFileSync(process.env.LK_RESULTS, JSON.stringify(results));
-process.exit(0);
-`;
+import { packaged, type Packaged } from '../helpers/packaged';
 
 interface Reply {
   statusCode: number;
@@ -38,55 +21,25 @@ interface Reply {
 }
 type Doc = Record<string, unknown> & { _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] } };
 
-let dir: string;
-let dynamo: EmbeddedDynamo;
-let env: NodeJS.ProcessEnv;
+let fns: Packaged;
 let root: string;
-let runner: string;
-const files = new Map<string, string>();
-let instance = 0;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'latchkey-emf-'));
-  dynamo = await startEmbeddedDynamo();
-  ({ env, rootToken: root } = await initialisedTable(dir, dynamo.endpoint));
-  runner = join(dir, 'runner.mjs');
-  await writeFile(runner, RUNNER);
-  const defs = buildFunctions();
-  for (const name of ['sys', 'pki', 'catalog', 'sweeper']) files.set(name, await bundle(name, defs[name]!, join(dir, 'out')));
+  fns = await packaged('latchkey-emf-');
+  root = fns.root;
+  await fns.prepare(['sys', 'pki', 'catalog', 'sweeper']);
 }, 120_000);
 
 afterAll(async () => {
-  await dynamo?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await fns?.close();
 });
 
 /** One new instance of the packaged function `name` (a fresh node), invoked with `events` in turn: its answers and its EMF documents. */
 async function instanceOf(name: string, events: unknown[]): Promise<{ replies: Reply[]; docs: Doc[]; lines: string[] }> {
-  const results = join(dir, `${name}-${++instance}.json`);
-  const childEnv: NodeJS.ProcessEnv = {
-    ...env,
-    LOG_LEVEL: 'info',
-    AWS_LAMBDA_FUNCTION_NAME: `latchkey-dev-${name}`,
-    LK_EVENTS: JSON.stringify(events),
-    LK_RESULTS: results,
-  };
-  delete childEnv.AUDIT_DEVICES;
-  const stdout = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [runner, pathToFileURL(files.get(name)!).href], {
-      env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${err}`))));
-  });
+  const { replies, stdout } = await fns.invoke<Reply>(name, events);
   const emf = emfLines(stdout);
   return {
-    replies: JSON.parse(await readFile(results, 'utf8')) as Reply[],
+    replies,
     docs: emf.map((e) => e.doc as Doc),
     lines: emf.map((e) => e.line),
   };

@@ -6,26 +6,9 @@
  * x-request-id, one request and one response record, told apart from the operational log
  * lines (which have an `event`), and no token or private key in clear.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, buildFunctions, initialisedTable, RUNNER_CONTEXT } from '../../../bench/bundle';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../../lib/store/embedded';
 import { httpEvent } from '../../helpers/apigw';
-
-/** Imports the bundle, invokes it with each event of LK_EVENTS in turn, writes the answers to LK_RESULTS. */
-const RUNNER = `
-import { writeFileSync } from 'node:fs';
-const mod = await import(process.argv[2]);
-${RUNNER_CONTEXT}
-const results = [];
-for (const event of JSON.parse(process.env.LK_EVENTS)) results.push(await mod.handler(event, context));
-writeFileSync(process.env.LK_RESULTS, JSON.stringify(results));
-process.exit(0);
-`;
+import { packaged, type Packaged } from '../../helpers/packaged';
 
 interface Reply {
   statusCode: number;
@@ -34,50 +17,20 @@ interface Reply {
   isBase64Encoded: boolean;
 }
 
-let dir: string;
-let dynamo: EmbeddedDynamo;
-let env: NodeJS.ProcessEnv;
+let fns: Packaged;
 let root: string;
-let runner: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'latchkey-audit-lambda-'));
-  dynamo = await startEmbeddedDynamo();
-  ({ env, rootToken: root } = await initialisedTable(dir, dynamo.endpoint));
-  runner = join(dir, 'runner.mjs');
-  await writeFile(runner, RUNNER);
+  fns = await packaged('latchkey-audit-lambda-');
+  root = fns.root;
 }, 120_000);
 
 afterAll(async () => {
-  await dynamo?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await fns?.close();
 });
 
 /** Runs the packaged function `name` on `events` in a fresh node: its answers and its stdout. */
-async function invoke(name: string, events: unknown[]): Promise<{ replies: Reply[]; stdout: string }> {
-  const fn = buildFunctions()[name];
-  expect(fn, name).toBeDefined();
-  const file = await bundle(name, fn!, join(dir, 'out'));
-  const results = join(dir, `${name}-results.json`);
-  const childEnv: NodeJS.ProcessEnv = {
-    ...env,
-    LOG_LEVEL: 'info',
-    AWS_LAMBDA_FUNCTION_NAME: `latchkey-dev-${name}`,
-    LK_EVENTS: JSON.stringify(events),
-    LK_RESULTS: results,
-  };
-  delete childEnv.AUDIT_DEVICES;
-  const stdout = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [runner, pathToFileURL(file).href], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${err}`))));
-  });
-  return { replies: JSON.parse(await readFile(results, 'utf8')) as Reply[], stdout };
-}
+const invoke = (name: string, events: unknown[]) => fns.invoke<Reply>(name, events);
 
 type Line = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const linesOf = (stdout: string): Line[] =>
