@@ -38,19 +38,13 @@ function recorded(part: Partition, calls: string[]): Partition {
   });
 }
 
+/** An SSH certificate's lease terms, but its owner. */
+const SSH_LEASE = { mount: 'ssh', engine: 'ssh', path: 'sign/r', ttl: 60, maxTtl: 60, renewable: false, revoke: {} };
+
 async function create(part: Partition) {
   const calls: string[] = [];
   const leases = new Leases(recorded(part, calls), new RevokerRegistry(), Date.now);
-  const lease = await leases.create({
-    mount: 'ssh',
-    engine: 'ssh',
-    path: 'sign/r',
-    ttl: 60,
-    maxTtl: 60,
-    renewable: false,
-    revoke: {},
-    owner: 'acc1',
-  });
+  const lease = await leases.create({ ...SSH_LEASE, owner: 'acc1' });
   expect(await part.get(`owner/acc1/${lease.lease_id}`)).toBeDefined();
   expect(await part.get(`lease/${lease.lease_id}`)).toBeDefined();
   return calls;
@@ -101,13 +95,7 @@ describe('with the owner check as a transaction condition (issue 30)', () => {
     });
     const found = (await tokens.lookup(owner.token))!;
     const terms = (records: TransactWrite[] = []) => ({
-      mount: 'ssh',
-      engine: 'ssh',
-      path: 'sign/r',
-      ttl: 60,
-      maxTtl: 60,
-      renewable: false,
-      revoke: {},
+      ...SSH_LEASE,
       owner: owner.record.accessor,
       ownerLiveAs: found.chain,
       records,
