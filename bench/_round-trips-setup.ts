@@ -6,17 +6,12 @@
  * certificate to ask OCSP about.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { explicit, nul, octets, oid, seq, uint } from '../lib/pki/der/asn1';
-import { readCert } from '../lib/pki/der/cert-reader';
-import { NONCE_OID } from '../lib/pki/der/ocsp';
-import { children, readTlv } from '../lib/pki/der/reader';
-import { pemBlocks } from '../lib/pki/pem';
 import { parseSerial } from '../lib/pki/serial';
 import { httpEvent, type HttpApiEventV2 } from '../test/helpers/apigw';
 import type { Instance } from './_fn-runner';
+import { ocspRequest } from './_ocsp-request';
 
 export interface TimedRequest {
   label: string;
@@ -40,16 +35,6 @@ async function call(fn: Instance, method: string, path: string, headers: Record<
   const r = await fn.invoke(httpEvent(method, `/v1/${path}`, { headers, ...(body !== undefined ? { body } : {}) }));
   if (r.status >= 300) throw new Error(`setup ${method} ${path} answered ${r.status}: ${r.body}`);
   return r.body ? (JSON.parse(r.body) as Json) : {};
-}
-
-/** An OCSP request (RFC 6960) for `serial` under the CA `caPem`, SHA-1 CertID, with a nonce or none (as bench/ocsp.ts builds it). */
-function ocspRequest(caPem: string, serial: Buffer, nonce: boolean): Buffer {
-  const cert = readCert(pemBlocks(caPem)[0]!.der);
-  const keyBits = children(readTlv(cert.spki).value)[1]!.value.subarray(1);
-  const h = (b: Buffer) => createHash('sha1').update(b).digest();
-  const id = seq(seq(oid('1.3.14.3.2.26'), nul()), octets(h(cert.subjectDer)), octets(h(keyBits)), uint(serial));
-  const ext = nonce ? explicit(2, seq(seq(oid(NONCE_OID), octets(octets(randomBytes(16)))))) : undefined;
-  return seq(seq(seq(seq(id)), ext));
 }
 
 /** A policy named `name` with `rules`, and a token holding it (and `default`, as every token does unless asked otherwise). */

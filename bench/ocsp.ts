@@ -6,7 +6,7 @@
  * records are written straight to the store, as revoke.ts writes them.
  *   npx tsx bench/ocsp.ts            (BENCH_REVOKED=100000, BENCH_SECONDS=3 by default)
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,26 +14,12 @@ import { pathToFileURL } from 'node:url';
 import { startLocal } from '../lib/local/service';
 import { setLogLevel } from '../lib/log';
 import { mountPartition } from '../lib/mount-partition';
-import { explicit, nul, octets, oid, seq, uint } from '../lib/pki/der/asn1';
-import { readCert } from '../lib/pki/der/cert-reader';
-import { NONCE_OID } from '../lib/pki/der/ocsp';
-import { children, readTlv } from '../lib/pki/der/reader';
 import { answerOcsp } from '../lib/pki/ocsp';
-import { pemBlocks } from '../lib/pki/pem';
 import { parseSerial, serialKey } from '../lib/pki/serial';
 import { expiryIndexSort, REVOKED_INDEX } from '../lib/pki/storage';
 import { send } from './_http';
+import { ocspRequest } from './_ocsp-request';
 import { rateFor } from './_rate';
-
-/** An OCSP request for `serial` under the CA `caPem`, with a fresh nonce or none. */
-function request(caPem: string, serial: Buffer, nonce: boolean): Buffer {
-  const cert = readCert(pemBlocks(caPem)[0]!.der);
-  const keyBits = children(readTlv(cert.spki).value)[1]!.value.subarray(1);
-  const h = (b: Buffer) => createHash('sha1').update(b).digest();
-  const id = seq(seq(oid('1.3.14.3.2.26'), nul()), octets(h(cert.subjectDer)), octets(h(keyBits)), uint(serial));
-  const ext = nonce ? explicit(2, seq(seq(oid(NONCE_OID), octets(octets(randomBytes(16)))))) : undefined;
-  return seq(seq(seq(seq(id)), ext));
-}
 
 export async function run(): Promise<Record<string, number>> {
   setLogLevel('silent');
@@ -86,13 +72,13 @@ export async function run(): Promise<Record<string, number>> {
     ] as const) {
       for (const nonce of [false, true]) {
         const kind = `${label}, ${nonce ? 'nonce (signed per request)' : 'no nonce (pre-signed)'}`;
-        const probe = await answerOcsp(svc.deps, part, request(caPem, serial, nonce));
+        const probe = await answerOcsp(svc.deps, part, ocspRequest(caPem, serial, nonce));
         if (probe.status !== 'successful') throw new Error(`${kind}: ${probe.status} ${status(probe.der)}`);
         figures[`in process, ${kind} (answers/s)`] = await rateFor(seconds, 16, () =>
-          answerOcsp(svc.deps, part, request(caPem, serial, nonce)),
+          answerOcsp(svc.deps, part, ocspRequest(caPem, serial, nonce)),
         );
         figures[`HTTP GET, ${kind}, 8 keep-alive clients (answers/s)`] = await rateFor(seconds, 8, async () => {
-          const b64 = encodeURIComponent(request(caPem, serial, nonce).toString('base64'));
+          const b64 = encodeURIComponent(ocspRequest(caPem, serial, nonce).toString('base64'));
           const r = await send(`${svc.url}/v1/pki/ocsp/${b64}`, 'GET');
           if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
         });
